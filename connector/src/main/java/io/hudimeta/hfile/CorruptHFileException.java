@@ -1,0 +1,14 @@
+package io.hudimeta.hfile;
+
+import java.io.IOException;
+
+/** The bytes do not form a valid HFile v3: bad magic, bad sizes, or a checksum mismatch. */
+public class CorruptHFileException extends IOException {
+    public CorruptHFileException(String message) {
+        super(message);
+    }
+
+    public CorruptHFileException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,151 @@
+"""Offline build of the hudi-meta connector jar.
+
+The connector (connector/src/main/java) is compiled with the JDK's javac against the jars of the
+installed pyspark, then packed with its resources into pyhudi/jars/hudi-meta-connector.jar. No
+build tool and no artifact repository is involved, so it works on machines that only reach PyPI.
+
+Run by hand:  python -m pyhudi.build [--force]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+JAR_NAME = "hudi-meta-connector.jar"
+PACKAGE_DIR = Path(__file__).resolve().parent
+JAR_DIR = PACKAGE_DIR / "jars"
+STAMP_NAME = JAR_NAME + ".sha256"
+MIN_JDK = 17
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+def source_root() -> Path | None:
+    """connector/ beside the package in a source checkout; None in an installed wheel."""
+    root = PACKAGE_DIR.parent / "connector" / "src" / "main"
+    return root if (root / "java").is_dir() else None
+
+
+def spark_jars_dir() -> Path:
+    override = os.environ.get("PYHUDI_SPARK_JARS")
+    if override:
+        return Path(override)
+    try:
+        import pyspark
+    except ImportError as e:
+        raise BuildError("pyspark is not installed: the connector is compiled against its jars "
+                         "(pip install 'pyspark>=4.0,<5')") from e
+    return Path(pyspark.__file__).resolve().parent / "jars"
+
+
+def find_javac() -> str:
+    """javac of a JDK 17+, from JAVA_HOME or PATH; a clear error otherwise."""
+    candidates = []
+    if os.environ.get("JAVA_HOME"):
+        candidates.append(str(Path(os.environ["JAVA_HOME"]) / "bin" / "javac"))
+    found = shutil.which("javac")
+    if found:
+        candidates.append(found)
+    for javac in candidates:
+        version = _javac_major(javac)
+        if version is not None and version >= MIN_JDK:
+            return javac
+    raise BuildError(f"no JDK {MIN_JDK}+ found (looked at JAVA_HOME and PATH for javac: "
+                     f"{candidates or 'none'}); install a JDK {MIN_JDK} or newer "
+                     "(e.g. the openjdk-17-jdk-headless package) and set JAVA_HOME")
+
+
+def _javac_major(javac: str) -> int | None:
+    try:
+        out = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"javac (\d+)", out.stdout + out.stderr)
+    return int(m.group(1)) if m else None
+
+
+def _source_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def sources_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for p in _source_files(root):
+        h.update(str(p.relative_to(root)).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def is_stale(root: Path, jar_dir: Path = JAR_DIR) -> bool:
+    stamp = jar_dir / STAMP_NAME
+    if not (jar_dir / JAR_NAME).exists() or not stamp.exists():
+        return True
+    return stamp.read_text().strip() != sources_digest(root)
+
+
+def build(jar_dir: Path = JAR_DIR, force: bool = False, quiet: bool = False) -> Path:
+    root = source_root()
+    jar = jar_dir / JAR_NAME
+    if root is None:
+        if jar.exists():
+            return jar
+        raise BuildError(f"{jar} is missing and no connector sources are available to build it")
+    if not force and not is_stale(root, jar_dir):
+        return jar
+    javac = find_javac()
+    classpath = os.pathsep.join([str(spark_jars_dir() / "*")])
+    java_files = [str(p) for p in (root / "java").rglob("*.java")]
+    with tempfile.TemporaryDirectory(prefix="hudi-meta-build-") as tmp:
+        classes = Path(tmp) / "classes"
+        classes.mkdir()
+        argfile = Path(tmp) / "sources.txt"
+        argfile.write_text("\n".join(java_files))
+        cmd = [javac, "--release", str(MIN_JDK), "-nowarn", "-encoding", "UTF-8",
+               "-cp", classpath, "-d", str(classes), f"@{argfile}"]
+        if not quiet:
+            print(f"pyhudi: compiling {len(java_files)} connector sources with {javac}", file=sys.stderr)
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise BuildError("javac failed:\n" + done.stdout + done.stderr)
+        jar_dir.mkdir(parents=True, exist_ok=True)
+        _pack(jar, classes, root / "resources")
+    (jar_dir / STAMP_NAME).write_text(sources_digest(root))
+    return jar
+
+
+def _pack(jar: Path, classes: Path, resources: Path) -> None:
+    tmp_jar = jar.with_suffix(".jar.tmp")
+    with zipfile.ZipFile(tmp_jar, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: pyhudi.build\n\n")
+        for base in (classes, resources):
+            if base.is_dir():
+                for p in sorted(base.rglob("*")):
+                    if p.is_file():
+                        z.write(p, str(p.relative_to(base)))
+    os.replace(tmp_jar, jar)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Build the hudi-meta connector jar offline with javac.")
+    ap.add_argument("--force", action="store_true", help="rebuild even when the sources are unchanged")
+    args = ap.parse_args(argv)
+    try:
+        print(build(force=args.force))
+    except BuildError as e:
+        print(f"pyhudi.build: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""The timeline: instant files, their states and transitions, and instant times.
+
+Layout 2 (table version 8/9) keeps instants in `.hoodie/timeline/`: pending ones as
+`<t>.<action>.<state>` (a commit's inflight is `<t>.inflight`), completed ones as
+`<t>_<completion>.<action>`. Layout 1 (version 6) keeps them in `.hoodie/` and completed ones are
+`<t>.<action>` with no completion time.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import hashlib
+import os
+import re
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+
+from pyhudi.storage import AlreadyExists, Storage
+
+REQUESTED, INFLIGHT, COMPLETED = "requested", "inflight", "completed"
+STATE_ORDER = {REQUESTED: 0, INFLIGHT: 1, COMPLETED: 2}
+
+ACTIONS = ("commit", "deltacommit", "replacecommit", "clustering", "compaction", "logcompaction",
+           "clean", "rollback", "savepoint", "restore", "indexing", "schemacommit")
+# The action name a completed instant's file carries, when it differs from the pending one.
+COMPLETED_ACTION = {"compaction": "commit", "clustering": "replacecommit", "logcompaction": "deltacommit"}
+# Actions that change data files (what readers and incremental queries look at).
+WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")
+
+_COMPLETED_V2 = re.compile(r"^(\d{14,})_(\d{14,})\.([a-z]+)$")
+_PENDING = re.compile(r"^(\d{14,})\.([a-z]+)\.(requested|inflight)$")
+_COMMIT_INFLIGHT = re.compile(r"^(\d{14,})\.inflight$")
+_COMPLETED_V1 = re.compile(r"^(\d{14,})\.([a-z]+)$")
+
+TIME_FORMAT = "%Y%m%d%H%M%S"
+
+
+@dataclass(frozen=True)
+class Instant:
+    requested_time: str
+    action: str
+    state: str
+    completion_time: str | None = None
+
+    def file_name(self, layout: int = 2) -> str:
+        t, a = self.requested_time, self.action
+        if self.state == COMPLETED:
+            return f"{t}_{self.completion_time}.{a}" if layout == 2 else f"{t}.{a}"
+        if self.state == INFLIGHT and a == "commit":
+            return f"{t}.inflight"
+        return f"{t}.{a}.{self.state}"
+
+    @property
+    def is_completed(self) -> bool:
+        return self.state == COMPLETED
+
+
+def parse_instant_file(name: str, layout: int) -> Instant | None:
+    """The instant an instant file stands for, or None for anything else in the directory."""
+    if layout == 2 and (m := _COMPLETED_V2.match(name)) and m[3] in ACTIONS:
+        return Instant(m[1], m[3], COMPLETED, m[2])
+    if (m := _PENDING.match(name)) and m[2] in ACTIONS:
+        return Instant(m[1], m[2], m[3])
+    if m := _COMMIT_INFLIGHT.match(name):
+        return Instant(m[1], "commit", INFLIGHT)
+    if layout == 1 and (m := _COMPLETED_V1.match(name)) and m[2] in ACTIONS:
+        return Instant(m[1], m[2], COMPLETED)
+    return None
+
+
+def format_instant_time(when: dt.datetime) -> str:
+    return when.strftime(TIME_FORMAT) + f"{when.microsecond // 1000:03d}"
+
+
+def parse_instant_time(text: str) -> dt.datetime:
+    base = dt.datetime.strptime(text[:14], TIME_FORMAT)
+    return base.replace(microsecond=int(text[14:17] or 0) * 1000)
+
+
+class InstantTimeGenerator:
+    """Strictly increasing 17-digit instant times shared by every thread and process on this
+    machine that writes the table: an exclusive file lock plus the last time handed out, and a
+    wait until the clock passes it."""
+
+    _thread_lock = threading.Lock()
+
+    def __init__(self, lock_dir: str):
+        os.makedirs(lock_dir, exist_ok=True)
+        self.lock_path = os.path.join(lock_dir, "instant_time.lock")
+
+    @classmethod
+    def for_table(cls, storage: Storage, base_path: str) -> "InstantTimeGenerator":
+        if storage.local:
+            return cls(os.path.join(base_path, ".hoodie", ".aux", ".locks"))
+        key = hashlib.sha1(f"{type(storage.fs).__name__}:{base_path}".encode()).hexdigest()[:16]
+        return cls(os.path.join(tempfile.gettempdir(), "pyhudi-locks", key))
+
+    def next(self, after: str | None = None) -> str:
+        """A new instant time, greater than every one handed out before and than `after`."""
+        with self._thread_lock, open(self.lock_path, "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                f.seek(0)
+                last = max(f.read().strip(), after or "")
+                now = format_instant_time(dt.datetime.now())
+                while now <= last:
+                    time.sleep(0.0005)
+                    now = format_instant_time(dt.datetime.now())
+                f.seek(0)
+                f.truncate()
+                f.write(now)
+                f.flush()
+                return now
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+
+class Timeline:
+    """The instants of one table, read from and written to its timeline directory."""
+
+    def __init__(self, storage: Storage, base_path: str, layout: int = 2, timeline_path: str = "timeline"):
+        if layout not in (1, 2):
+            raise ValueError(f"timeline layout version {layout} is not supported (1 or 2)")
+        self.storage = storage
+        self.base_path = base_path
+        self.layout = layout
+        hoodie = f"{base_path}/.hoodie"
+        self.dir = f"{hoodie}/{timeline_path}" if layout == 2 else hoodie
+        self.times = InstantTimeGenerator.for_table(storage, base_path)
+
+    @classmethod
+    def for_table(cls, storage: Storage, base_path: str, props: dict[str, str]) -> "Timeline":
+        layout = int(props.get("hoodie.timeline.layout.version", "1"))
+        return cls(storage, base_path, layout, props.get("hoodie.timeline.path", "timeline"))
+
+    # ---- reading ----------------------------------------------------------------------------
+    def instant_files(self) -> list[Instant]:
+        """Every instant file, one Instant per file (a completed instant also left its
+        requested and inflight files behind)."""
+        found = (parse_instant_file(e.name, self.layout) for e in self.storage.list(self.dir) if not e.is_dir)
+        return sorted((i for i in found if i), key=lambda i: (i.requested_time, STATE_ORDER[i.state]))
+
+    def instants(self) -> list[Instant]:
+        """One Instant per requested time, in its most advanced state."""
+        latest: dict[str, Instant] = {}
+        for inst in self.instant_files():
+            latest[inst.requested_time] = inst
+        return sorted(latest.values(), key=lambda i: i.requested_time)
+
+    def completed(self, actions: tuple[str, ...] | None = None) -> list[Instant]:
+        return [i for i in self.instants() if i.is_completed and (actions is None or i.action in actions)]
+
+    def pending(self) -> list[Instant]:
+        return [i for i in self.instants() if not i.is_completed]
+
+    def last_instant_time(self) -> str | None:
+        files = self.instant_files()
+        times = [t for i in files for t in (i.requested_time, i.completion_time) if t]
+        return max(times) if times else None
+
+    def read(self, instant: Instant) -> bytes:
+        return self.storage.read(f"{self.dir}/{instant.file_name(self.layout)}")
+
+    # ---- writing ----------------------------------------------------------------------------
+    def new_instant_time(self) -> str:
+        return self.times.next(after=self.last_instant_time())
+
+    def create_requested(self, action: str, content: bytes = b"", requested_time: str | None = None) -> Instant:
+        if action not in ACTIONS:
+            raise ValueError(f"unknown action {action!r}; valid actions: {', '.join(ACTIONS)}")
+        inst = Instant(requested_time or self.new_instant_time(), action, REQUESTED)
+        self.storage.create_if_absent(f"{self.dir}/{inst.file_name(self.layout)}", content)
+        return inst
+
+    def transition_to_inflight(self, instant: Instant, content: bytes = b"") -> Instant:
+        self._expect(instant, REQUESTED)
+        inflight = Instant(instant.requested_time, instant.action, INFLIGHT)
+        self.storage.create_if_absent(f"{self.dir}/{inflight.file_name(self.layout)}", content)
+        return inflight
+
+    def complete(self, instant: Instant, content: bytes) -> Instant:
+        """Publish the completed instant: one atomic create-if-absent, the commit point."""
+        self._expect(instant, INFLIGHT)
+        completion = self.times.next(after=max(instant.requested_time, self.last_instant_time() or ""))
+        action = COMPLETED_ACTION.get(instant.action, instant.action)
+        done = Instant(instant.requested_time, action, COMPLETED,
+                       completion if self.layout == 2 else None)
+        try:
+            self.storage.create_if_absent(f"{self.dir}/{done.file_name(self.layout)}", content)
+        except AlreadyExists as e:
+            raise RuntimeError(f"instant {instant.requested_time} was completed by another writer") from e
+        return done
+
+    def delete_pending(self, instant: Instant) -> None:
+        """Remove a pending instant's files (after its rollback), inflight first so that a crash
+        in between leaves it requested, never half-gone."""
+        for state in (INFLIGHT, REQUESTED):
+            self.storage.delete(f"{self.dir}/{Instant(instant.requested_time, instant.action, state).file_name(self.layout)}")
+
+    @staticmethod
+    def _expect(instant: Instant, state: str) -> None:
+        if instant.state != state:
+            raise ValueError(f"instant {instant.requested_time} {instant.action} is {instant.state}, expected {state}")

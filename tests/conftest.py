@@ -1,0 +1,37 @@
+"""Shared fixtures: one Spark session per test run, and the real Hudi tables of ../shared."""
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parent.parent
+SHARED = PROJECT.parent / "shared"
+FIXTURES = SHARED / "fixtures"
+TABLE_ZIPS = sorted((FIXTURES / "hudi-tables").glob("*.zip"))
+TABLE_NAMES = [z.stem for z in TABLE_ZIPS]
+
+
+@pytest.fixture(scope="session")
+def fixture_tables(tmp_path_factory):
+    """name -> base path of that fixture table, unzipped once per run."""
+    root = tmp_path_factory.mktemp("hudi-tables")
+    paths = {}
+    for z in TABLE_ZIPS:
+        target = root / z.stem
+        zipfile.ZipFile(z).extractall(target)
+        paths[z.stem] = str(next(p.parent.parent for p in target.rglob(".hoodie/hoodie.properties")
+                                 if p.parent.parent.parent.name != ".hoodie"))
+    return paths
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from pyhudi import spark_session
+
+    session = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
+                               "spark.sql.shuffle.partitions": "2",
+                               "spark.driver.memory": "2g"})
+    yield session
+    session.stop()
