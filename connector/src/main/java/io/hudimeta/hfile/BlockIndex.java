@@ -7,6 +7,7 @@ import java.io.IOException;
  * intermediate nodes are loaded on demand through the loader (which caches them).
  */
 final class BlockIndex {
+    /** Loads a non-root index node; must not return an empty node. */
     interface NodeLoader {
         IndexNode load(long offset, int onDiskSize, BlockType type) throws IOException;
     }
@@ -70,10 +71,6 @@ final class BlockIndex {
                 IndexNode parent = nodes[d - 1];
                 BlockType type = d == levels - 1 ? BlockType.LEAF_INDEX : BlockType.INTERMEDIATE_INDEX;
                 nodes[d] = loader.load(parent.offset(slots[d - 1]), parent.onDiskSize(slots[d - 1]), type);
-                if (nodes[d].size() == 0) {
-                    throw new CorruptHFileException("empty " + type.magic() + " index block at offset "
-                            + parent.offset(slots[d - 1]));
-                }
                 slots[d] = target == null ? 0 : nodes[d].startSlot(target);
             }
         }

@@ -2,6 +2,7 @@ package io.hudimeta.hfile;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -28,23 +29,20 @@ public enum Codec {
 
     /** Decompresses one block payload; GZ payloads are single gzip members (RFC 1952). */
     byte[] decompress(byte[] buf, int off, int len, int uncompressedSize, String where) throws IOException {
-        byte[] out;
-        if (this == NONE) {
-            out = java.util.Arrays.copyOfRange(buf, off, off + len);
-        } else if (this == GZ) {
-            try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(buf, off, len), 8192)) {
-                out = in.readAllBytes();
-            } catch (IOException e) {
-                throw new CorruptHFileException("cannot gunzip " + where + ": " + e.getMessage(), e);
-            }
-        } else {
-            requireSupported(where);
-            throw new AssertionError();
-        }
+        requireSupported(where);
+        byte[] out = this == NONE ? Arrays.copyOfRange(buf, off, off + len) : gunzip(buf, off, len, where);
         if (out.length != uncompressedSize) {
             throw new CorruptHFileException(where + " decompresses to " + out.length + " bytes, header says "
                     + uncompressedSize);
         }
         return out;
+    }
+
+    private static byte[] gunzip(byte[] buf, int off, int len, String where) throws CorruptHFileException {
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(buf, off, len), 8192)) {
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new CorruptHFileException("cannot gunzip " + where + ": " + e.getMessage(), e);
+        }
     }
 }

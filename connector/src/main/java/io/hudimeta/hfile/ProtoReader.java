@@ -1,5 +1,7 @@
 package io.hudimeta.hfile;
 
+import java.util.Arrays;
+
 /**
  * Minimal protobuf wire-format reader, enough for the HFile trailer and file-info messages
  * (varints and length-delimited fields; fixed-width fields are skipped).
@@ -52,7 +54,7 @@ final class ProtoReader {
 
     byte[] readBytes() throws CorruptHFileException {
         int len = lengthPrefix();
-        byte[] out = java.util.Arrays.copyOfRange(buf, pos, pos + len);
+        byte[] out = Arrays.copyOfRange(buf, pos, pos + len);
         pos += len;
         return out;
     }
