@@ -1,0 +1,213 @@
+package io.hudimeta.log;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Splits a Hudi log file into its blocks (framing of FORMAT-NOTES §1.2 and §1.3).
+ *
+ * <p>A torn or corrupt block (no magic, a length running past the end of the file, a trailing
+ * length that disagrees with the leading one, fields that do not fill the declared length) is
+ * skipped with a warning and reading resumes at the next {@code #HUDI#} magic, as Hudi's reader
+ * does. Unlike Hudi, a block whose own framing checks out is kept even when garbage follows it:
+ * the two length fields already prove it complete.
+ */
+public final class LogFileReader {
+  private static final Logger LOG = LoggerFactory.getLogger(LogFileReader.class);
+
+  static final byte[] MAGIC = "#HUDI#".getBytes(StandardCharsets.US_ASCII);
+  /** The only log format version in use; version 0 lacked type, header, footer and lengths. */
+  private static final int LOG_FORMAT_VERSION = 1;
+  /** Smallest block length: version, type, empty header, content length, empty footer, trailer. */
+  private static final long MIN_BLOCK_LENGTH = 4 + 4 + 4 + 8 + 4 + 8;
+
+  private LogFileReader() {
+  }
+
+  /** The intact blocks of the log file at {@code path}, in file order. */
+  public static List<LogBlock> read(FileSystem fs, Path path) throws IOException {
+    long length = fs.getFileStatus(path).getLen();
+    if (length > Integer.MAX_VALUE - 16) {
+      throw new IOException("log file " + path + " is " + length + " bytes; files over 2 GiB are "
+          + "not supported");
+    }
+    byte[] data = new byte[(int) length];
+    try (FSDataInputStream in = fs.open(path)) {
+      in.readFully(0, data);
+    }
+    return read(data, path.toString());
+  }
+
+  /** The intact blocks of a whole log file held in memory. */
+  public static List<LogBlock> read(byte[] data) {
+    return read(data, "<in-memory log file>");
+  }
+
+  /** As {@link #read(byte[])}; {@code source} names the file in messages. */
+  public static List<LogBlock> read(byte[] data, String source) {
+    List<LogBlock> blocks = new ArrayList<>();
+    int pos = 0;
+    while (pos < data.length) {
+      String problem;
+      if (!magicAt(data, pos)) {
+        problem = "no #HUDI# magic";
+      } else {
+        try {
+          BlockParser parser = new BlockParser(data, pos, source);
+          blocks.add(parser.parse());
+          pos = parser.end;
+          continue;
+        } catch (CorruptBlockException e) {
+          problem = e.getMessage();
+        }
+      }
+      int next = indexOfMagic(data, pos + 1);
+      int resume = next < 0 ? data.length : next;
+      LOG.warn("Skipping {} bytes at offset {} of log file {}: {}", resume - pos, pos, source,
+          problem);
+      pos = resume;
+    }
+    return blocks;
+  }
+
+  static boolean magicAt(byte[] data, int pos) {
+    if (pos < 0 || pos + MAGIC.length > data.length) {
+      return false;
+    }
+    for (int i = 0; i < MAGIC.length; i++) {
+      if (data[pos + i] != MAGIC[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static int indexOfMagic(byte[] data, int from) {
+    for (int pos = Math.max(from, 0); pos + MAGIC.length <= data.length; pos++) {
+      if (magicAt(data, pos)) {
+        return pos;
+      }
+    }
+    return -1;
+  }
+
+  /** A byte range that is not a complete block; the reader skips it. */
+  private static final class CorruptBlockException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    CorruptBlockException(String message) {
+      super(message);
+    }
+  }
+
+  /** Reads one block whose magic starts at {@code start}; {@code end} is set once it parsed. */
+  private static final class BlockParser {
+    private final byte[] data;
+    private final int start;
+    private final String source;
+    private final ByteBuffer buf;
+    private int end;
+
+    BlockParser(byte[] data, int start, String source) {
+      this.data = data;
+      this.start = start;
+      this.source = source;
+      this.buf = ByteBuffer.wrap(data); // big-endian, like Java's DataOutputStream
+    }
+
+    LogBlock parse() throws CorruptBlockException {
+      int bodyStart = start + MAGIC.length + 8;
+      if (bodyStart > data.length) {
+        throw new CorruptBlockException("block header cut off by end of file");
+      }
+      long blockLength = buf.getLong(start + MAGIC.length);
+      if (blockLength < MIN_BLOCK_LENGTH || blockLength > data.length - bodyStart) {
+        throw new CorruptBlockException("block length " + blockLength + " runs past end of file ("
+            + data.length + " bytes)");
+      }
+      int trailerPos = bodyStart + (int) blockLength - 8;
+      long totalLength = buf.getLong(trailerPos);
+      if (totalLength != blockLength + MAGIC.length) {
+        throw new CorruptBlockException("trailing block length " + totalLength
+            + " does not match leading block length " + blockLength + " + 6");
+      }
+      buf.limit(trailerPos).position(bodyStart);
+      LogBlock block = parseBody();
+      if (buf.position() != trailerPos) {
+        throw new CorruptBlockException("block fields end at offset " + buf.position()
+            + " but the declared length ends at " + trailerPos);
+      }
+      end = trailerPos + 8;
+      return block;
+    }
+
+    private LogBlock parseBody() throws CorruptBlockException {
+      int version = readInt();
+      if (version != LOG_FORMAT_VERSION) {
+        throw new LogFormatException("unsupported log format version " + version + " in block at "
+            + "offset " + start + " of " + source + " (only " + LOG_FORMAT_VERSION + " is read)");
+      }
+      LogBlockType type = LogBlockType.fromId(readInt());
+      Map<HeaderKey, String> header = new EnumMap<>(HeaderKey.class);
+      for (Map.Entry<Integer, String> e : readMap().entrySet()) {
+        header.put(HeaderKey.fromId(e.getKey()), e.getValue());
+      }
+      byte[] content = readBytes(readLong(), "content");
+      Map<Integer, String> footer = readMap();
+      return new LogBlock(source, start, type, header, footer, content);
+    }
+
+    /** Header/footer encoding: int32 count, then (int32 key, int32 length, UTF-8 value). */
+    private Map<Integer, String> readMap() throws CorruptBlockException {
+      int count = readInt();
+      if (count < 0 || count > buf.remaining() / 8) {
+        throw new CorruptBlockException("metadata map entry count " + count + " is impossible");
+      }
+      Map<Integer, String> map = new HashMap<>();
+      for (int i = 0; i < count; i++) {
+        int key = readInt();
+        byte[] value = readBytes(readInt(), "metadata value");
+        map.put(key, new String(value, StandardCharsets.UTF_8));
+      }
+      return map;
+    }
+
+    private byte[] readBytes(long length, String what) throws CorruptBlockException {
+      if (length < 0 || length > buf.remaining()) {
+        throw new CorruptBlockException(what + " length " + length + " exceeds the "
+            + buf.remaining() + " bytes left in the block");
+      }
+      byte[] out = new byte[(int) length];
+      buf.get(out);
+      return out;
+    }
+
+    private int readInt() throws CorruptBlockException {
+      need(4);
+      return buf.getInt();
+    }
+
+    private long readLong() throws CorruptBlockException {
+      need(8);
+      return buf.getLong();
+    }
+
+    private void need(int bytes) throws CorruptBlockException {
+      if (buf.remaining() < bytes) {
+        throw new CorruptBlockException("block fields run past the declared block length");
+      }
+    }
+  }
+}
