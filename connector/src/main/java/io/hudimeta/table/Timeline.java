@@ -1,0 +1,381 @@
+package io.hudimeta.table;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * The active timeline of a table: one {@link Instant} per requested time, in its latest state.
+ *
+ * <p>File names (FORMAT-NOTES §4): layout 2 keeps instants in {@code .hoodie/timeline/} as
+ * {@code <t>.<action>.requested|inflight} and completed {@code <t>_<c>.<action>}; layout 1 keeps them
+ * in {@code .hoodie/} with completed {@code <t>.<action>}. In both, a commit's inflight file is
+ * {@code <t>.inflight}. Other files (hoodie.properties, history/, archived/, .aux...) are ignored.
+ * Archived instants (layout-1 archive, layout-2 LSM history) are not read: files older than the
+ * first active commit are treated as committed, as Hudi does.
+ */
+public final class Timeline {
+  /** Metadata keys of rollback and restore instants that list the undone instants. */
+  private static final List<String> UNDONE_KEYS =
+      List.of("commitsRollback", "instantsRollback", "instantsToRollback", "restoreInstantInfo");
+  static final Set<String> ACTIONS = Set.of(Instant.COMMIT, Instant.DELTA_COMMIT, Instant.REPLACE_COMMIT,
+      Instant.COMPACTION, Instant.LOG_COMPACTION, Instant.CLUSTERING, Instant.CLEAN, Instant.ROLLBACK,
+      Instant.RESTORE, Instant.SAVEPOINT, Instant.INDEXING, Instant.SCHEMA_COMMIT);
+  private static final Pattern COMPLETED = Pattern.compile("(\\d+)(?:_(\\d+))?\\.([a-z]+)");
+  private static final Pattern PENDING = Pattern.compile("(\\d+)\\.([a-z]+)\\.(requested|inflight)");
+  private static final Pattern COMMIT_INFLIGHT = Pattern.compile("(\\d+)\\.inflight");
+
+  private final FileSystem fs;
+  private final TableConfig config;
+  private final Path dir;
+  private final List<Instant> instants;
+  private final Map<String, Instant> byTime = new HashMap<>();
+  private final Map<String, JsonNode> contents = new ConcurrentHashMap<>();
+  private final Map<String, Visibility> visibilities = new ConcurrentHashMap<>();
+  private volatile Set<String> rolledBack;
+
+  private Timeline(FileSystem fs, TableConfig config, Path dir, List<Instant> instants) {
+    this.fs = fs;
+    this.config = config;
+    this.dir = dir;
+    this.instants = Collections.unmodifiableList(instants);
+    instants.forEach(i -> byTime.put(i.requestedTime(), i));
+  }
+
+  /** Lists the timeline directory of the table at {@code basePath} once. */
+  public static Timeline load(FileSystem fs, Path basePath, TableConfig config) {
+    Path dir = config.timelinePath(basePath);
+    FileStatus[] statuses;
+    try {
+      statuses = fs.listStatus(dir);
+    } catch (FileNotFoundException e) {
+      statuses = new FileStatus[0];
+    } catch (IOException e) {
+      throw new HudiTableException("cannot list timeline directory " + dir + ": " + e.getMessage(), e);
+    }
+    List<String> names = new ArrayList<>();
+    for (FileStatus status : statuses) {
+      if (status.isFile()) {
+        names.add(status.getPath().getName());
+      }
+    }
+    return new Timeline(fs, config, dir, collapse(names));
+  }
+
+  /** Keeps, per requested time, the file showing the most advanced state. */
+  static List<Instant> collapse(Collection<String> fileNames) {
+    Map<String, Instant> latest = new HashMap<>();
+    for (String name : new TreeSet<>(fileNames)) {
+      Instant instant = parseFileName(name);
+      if (instant == null) {
+        continue;
+      }
+      Instant seen = latest.get(instant.requestedTime());
+      if (seen == null || instant.state().compareTo(seen.state()) > 0) {
+        latest.put(instant.requestedTime(), instant);
+      }
+    }
+    List<Instant> sorted = new ArrayList<>(latest.values());
+    Collections.sort(sorted);
+    return sorted;
+  }
+
+  /** The instant a timeline file name stands for (either layout), or null if it is not an instant file. */
+  public static Instant parseFileName(String name) {
+    Matcher m = COMMIT_INFLIGHT.matcher(name);
+    if (m.matches()) {
+      return new Instant(m.group(1), null, Instant.COMMIT, Instant.State.INFLIGHT, name);
+    }
+    m = PENDING.matcher(name);
+    if (m.matches()) {
+      Instant.State state = m.group(3).equals("requested") ? Instant.State.REQUESTED : Instant.State.INFLIGHT;
+      return ACTIONS.contains(m.group(2)) ? new Instant(m.group(1), null, m.group(2), state, name) : null;
+    }
+    m = COMPLETED.matcher(name);
+    if (m.matches() && ACTIONS.contains(m.group(3))) {
+      return new Instant(m.group(1), m.group(2), m.group(3), Instant.State.COMPLETED, name);
+    }
+    return null;
+  }
+
+  public TableConfig config() {
+    return config;
+  }
+
+  /** 1 (v6: no completion times) or 2 (v8+). */
+  public int layoutVersion() {
+    return config.timelineLayoutVersion();
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  // ---- instant queries ----
+
+  public List<Instant> all() {
+    return instants;
+  }
+
+  public List<Instant> completed() {
+    return filter(Instant::isCompleted);
+  }
+
+  /** Completed commit, deltacommit and replacecommit instants (compaction and clustering included). */
+  public List<Instant> completedCommits() {
+    return filter(i -> i.isCompleted() && i.isCommitLike());
+  }
+
+  public List<Instant> pending() {
+    return filter(i -> !i.isCompleted());
+  }
+
+  private List<Instant> filter(Predicate<Instant> keep) {
+    List<Instant> out = new ArrayList<>();
+    for (Instant i : instants) {
+      if (keep.test(i)) {
+        out.add(i);
+      }
+    }
+    return out;
+  }
+
+  /** The completed commit-like instant with the greatest requested time, or null on an empty timeline. */
+  public Instant lastCompleted() {
+    List<Instant> commits = completedCommits();
+    return commits.isEmpty() ? null : commits.get(commits.size() - 1);
+  }
+
+  /** The instant with that requested time in any state, or null. */
+  public Instant find(String requestedTime) {
+    return byTime.get(requestedTime);
+  }
+
+  /** The completed instant (any action) with that requested time, or null. */
+  public Instant findCompleted(String requestedTime) {
+    Instant i = byTime.get(requestedTime);
+    return i != null && i.isCompleted() ? i : null;
+  }
+
+  public boolean containsCompleted(String requestedTime) {
+    return findCompleted(requestedTime) != null;
+  }
+
+  /** Completion time of a completed layout-2 instant; null otherwise. */
+  public String completionTime(String requestedTime) {
+    Instant i = findCompleted(requestedTime);
+    return i == null ? null : i.completionTime();
+  }
+
+  // ---- instant contents ----
+
+  /** The instant file decoded to a JSON tree (Avro or JSON alike); an empty file gives {@code {}}. */
+  public JsonNode metadata(Instant instant) {
+    return readFile(instant.fileName());
+  }
+
+  /** {@link #metadata} as a JSON string (handy through py4j). */
+  public String metadataJson(Instant instant) {
+    return metadata(instant).toString();
+  }
+
+  public CommitMetadata commitMetadata(Instant instant) {
+    return CommitMetadata.fromJson(metadata(instant));
+  }
+
+  private boolean exists(String fileName) {
+    Path path = new Path(dir, fileName);
+    try {
+      return fs.exists(path);
+    } catch (IOException e) {
+      throw new HudiTableException("cannot check instant file " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  JsonNode readFile(String fileName) {
+    return contents.computeIfAbsent(fileName, name -> {
+      Path path = new Path(dir, name);
+      try (InputStream in = fs.open(path)) {
+        return InstantContent.parse(in.readAllBytes(), path.toString());
+      } catch (IOException e) {
+        throw new HudiTableException("cannot read instant file " + path + ": " + e.getMessage(), e);
+      }
+    });
+  }
+
+  /**
+   * Requested times undone by completed rollbacks ({@code commitsRollback}, {@code instantsRollback})
+   * and restores ({@code instantsToRollback}, {@code restoreInstantInfo}).
+   */
+  public Set<String> rolledBackInstants() {
+    if (rolledBack == null) {
+      Set<String> times = new HashSet<>();
+      for (Instant i : completed()) {
+        if (i.action().equals(Instant.ROLLBACK) || i.action().equals(Instant.RESTORE)) {
+          JsonNode meta = metadata(i);
+          for (String key : UNDONE_KEYS) {
+            meta.path(key).forEach(n -> times.add(n.isObject() ? n.path("commitTime").asText() : n.asText()));
+          }
+        }
+      }
+      rolledBack = Collections.unmodifiableSet(times);
+    }
+    return rolledBack;
+  }
+
+  /** Operations of the compaction plan {@code <t>.compaction.requested}; empty when there is none. */
+  public List<CompactionOperation> compactionPlan(String instantTime) {
+    String name = instantTime + "." + Instant.COMPACTION + ".requested";
+    if (byTime.get(instantTime) == null || !exists(name)) {
+      return List.of();
+    }
+    List<CompactionOperation> ops = new ArrayList<>();
+    for (JsonNode op : readFile(name).path("operations")) {
+      String data = CommitMetadata.text(op.get("dataFilePath"));
+      ops.add(new CompactionOperation(instantTime, CommitMetadata.text(op.get("partitionPath")),
+          CommitMetadata.text(op.get("fileId")), CommitMetadata.text(op.get("baseInstantTime")),
+          data == null || data.isEmpty() ? null : lastSegment(data), fileNames(op.get("deltaFilePaths"))));
+    }
+    return ops;
+  }
+
+  /** Operations of every compaction that is requested or inflight. */
+  public List<CompactionOperation> pendingCompactions() {
+    List<CompactionOperation> ops = new ArrayList<>();
+    for (Instant i : pending()) {
+      if (i.action().equals(Instant.COMPACTION)) {
+        ops.addAll(compactionPlan(i.requestedTime()));
+      }
+    }
+    return ops;
+  }
+
+  private static List<String> fileNames(JsonNode paths) {
+    List<String> names = new ArrayList<>();
+    if (paths != null) {
+      paths.forEach(p -> names.add(lastSegment(p.asText())));
+    }
+    return names;
+  }
+
+  static String lastSegment(String path) {
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * Avro schema of the table: {@code extraMetadata["schema"]} of the most recently completed commit
+   * that has one (completion order in layout 2), else the table's create schema; null if neither.
+   */
+  public String latestSchema() {
+    List<Instant> commits = completedCommits();
+    commits.removeIf(i -> rolledBackInstants().contains(i.requestedTime()));
+    commits.sort(Comparator.comparing(this::orderKey));
+    for (int k = commits.size() - 1; k >= 0; k--) {
+      String schema = commitMetadata(commits.get(k)).schema();
+      if (schema != null) {
+        return schema;
+      }
+    }
+    return config.createSchema();
+  }
+
+  /** Completion time in layout 2, requested time in layout 1: the order in which commits became visible. */
+  private String orderKey(Instant i) {
+    return i.completionTime() != null ? i.completionTime() : i.requestedTime();
+  }
+
+  // ---- incremental support ----
+
+  /**
+   * Completed, not rolled-back commit-like instants whose completion time (layout 2) or requested time
+   * (layout 1) lies in {@code (beginExclusive, endInclusive]}; either bound may be null for open.
+   * Sorted by that time.
+   */
+  public List<Instant> commitsBetween(String beginExclusive, String endInclusive) {
+    List<Instant> out = new ArrayList<>();
+    for (Instant i : completedCommits()) {
+      String t = orderKey(i);
+      boolean afterBegin = beginExclusive == null || t.compareTo(beginExclusive) > 0;
+      boolean beforeEnd = endInclusive == null || t.compareTo(endInclusive) <= 0;
+      if (afterBegin && beforeEnd && !rolledBackInstants().contains(i.requestedTime())) {
+        out.add(i);
+      }
+    }
+    out.sort(Comparator.comparing(this::orderKey));
+    return out;
+  }
+
+  /**
+   * Files named by the write stats of these commits, in commit order, leaving out file groups that a
+   * replacecommit among them replaced (an insert_overwrite also lists the replaced groups' files).
+   */
+  public List<WrittenFile> filesWrittenBy(List<Instant> commits) {
+    Map<Instant, CommitMetadata> metas = new LinkedHashMap<>();
+    Set<FileGroupId> replaced = new HashSet<>();
+    for (Instant i : commits) {
+      CommitMetadata meta = commitMetadata(i);
+      metas.put(i, meta);
+      meta.partitionToReplaceFileIds().forEach((p, ids) -> ids.forEach(id -> replaced.add(new FileGroupId(p, id))));
+    }
+    List<WrittenFile> files = new ArrayList<>();
+    metas.forEach((instant, meta) -> {
+      for (CommitMetadata.WriteStat s : meta.allWriteStats()) {
+        boolean named = s.fileName() != null && s.fileId() != null && !s.fileId().isEmpty();
+        if (named && !replaced.contains(new FileGroupId(s.partitionPath(), s.fileId()))) {
+          files.add(new WrittenFile(instant.requestedTime(), s.partitionPath(), s.fileId(), s.fileName(),
+              s.fileSizeInBytes()));
+        }
+      }
+    });
+    return files;
+  }
+
+  // ---- visibility ----
+
+  /** What a reader may see as of an instant time (null = latest); cached per time. */
+  public Visibility visibility(String asOf) {
+    return visibilities.computeIfAbsent(asOf == null ? "" : asOf, k -> new Visibility(this, asOf));
+  }
+
+  /**
+   * File groups replaced by completed replacecommits (insert_overwrite, clustering) requested at or
+   * before {@code asOf} (null = all), mapped to the replacing instant; the later one wins on conflicts.
+   */
+  public Map<FileGroupId, String> replacedFileGroups(String asOf) {
+    Map<FileGroupId, String> replaced = new HashMap<>();
+    for (Instant i : completedCommits()) {
+      boolean inRange = asOf == null || i.requestedTime().compareTo(asOf) <= 0;
+      if (i.action().equals(Instant.REPLACE_COMMIT) && inRange && !rolledBackInstants().contains(i.requestedTime())) {
+        commitMetadata(i).partitionToReplaceFileIds().forEach((p, ids) ->
+            ids.forEach(id -> replaced.merge(new FileGroupId(p, id), i.requestedTime(),
+                (a, b) -> a.compareTo(b) >= 0 ? a : b)));
+      }
+    }
+    return replaced;
+  }
+
+  @Override
+  public String toString() {
+    return "Timeline(" + dir + ", " + instants.size() + " instants)";
+  }
+}
