@@ -43,4 +43,4 @@ def test_short_name_resolves(spark, tmp_path):
         spark.read.format("hudi-meta").load(str(tmp_path)).collect()
     text = str(err.value)
     assert "DATA_SOURCE_NOT_FOUND" not in text and "ClassNotFound" not in text
-    assert "hudi-meta" in text
+    assert "no Hudi table at" in text

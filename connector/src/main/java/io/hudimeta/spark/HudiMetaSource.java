@@ -20,15 +20,11 @@ public final class HudiMetaSource implements TableProvider, DataSourceRegister {
 
   @Override
   public StructType inferSchema(CaseInsensitiveStringMap options) {
-    throw notYet();
+    return TableSnapshot.load(ReadOptions.parse(options)).schema();
   }
 
   @Override
   public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
-    throw notYet();
-  }
-
-  private static UnsupportedOperationException notYet() {
-    return new UnsupportedOperationException("hudi-meta: reading tables is not implemented yet");
+    return new HudiMetaTable(TableSnapshot.load(ReadOptions.parse(new CaseInsensitiveStringMap(properties))));
   }
 }

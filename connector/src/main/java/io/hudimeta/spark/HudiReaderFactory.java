@@ -1,0 +1,102 @@
+package io.hudimeta.spark;
+
+import java.io.IOException;
+import java.util.Set;
+
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.paths.SparkPath;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetOptions;
+import org.apache.spark.sql.execution.datasources.v2.FilePartitionReaderFactory;
+import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.util.SerializableConfiguration;
+import scala.Option;
+
+/**
+ * Reads splits on executors. Base files go through Spark's own Parquet reader (vectorized
+ * batches when every split of the scan is base-only); slices with log files are merged row by row.
+ */
+final class HudiReaderFactory implements PartitionReaderFactory {
+  private final FilePartitionReaderFactory requiredReader;
+  private final FilePartitionReaderFactory mergeReader;
+  private final Broadcast<SerializableConfiguration> mergeConf;
+  private final StructType required;
+  private final StructType mergeSchema;
+  private final MergeSpec spec;
+  private final Set<String> visibleInstants;
+  private final RowFilter rowFilter;
+  private final boolean columnar;
+
+  HudiReaderFactory(Broadcast<SerializableConfiguration> requiredConf,
+      Broadcast<SerializableConfiguration> mergeConf, StructType tableSchema, StructType required,
+      StructType mergeSchema, Filter[] filters, MergeSpec spec, Set<String> visibleInstants, RowFilter rowFilter,
+      boolean anyLogs) {
+    SQLConf sqlConf = SQLConf.get();
+    ParquetOptions options = new ParquetOptions(scala.collection.immutable.Map$.MODULE$.empty(), sqlConf);
+    StructType noPartitions = new StructType();
+    this.requiredReader = ParquetPartitionReaderFactory.apply(sqlConf, requiredConf, tableSchema, required, noPartitions,
+        filters, Option.empty(), options);
+    // Merged slices must see every base row: a filter could hide the row a log record loses to.
+    this.mergeReader = ParquetPartitionReaderFactory.apply(sqlConf, mergeConf, tableSchema, mergeSchema, noPartitions,
+        new Filter[0], Option.empty(), options);
+    this.mergeConf = mergeConf;
+    this.required = required;
+    this.mergeSchema = mergeSchema;
+    this.spec = spec;
+    this.visibleInstants = visibleInstants;
+    this.rowFilter = rowFilter;
+    this.columnar = !anyLogs && rowFilter.keepsAll();
+  }
+
+  @Override
+  public boolean supportColumnarReads(InputPartition partition) {
+    return columnar && requiredReader.supportColumnarReads(partition);
+  }
+
+  @Override
+  public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
+    SliceSplit split = (SliceSplit) partition;
+    return requiredReader.buildColumnarReader(file(split));
+  }
+
+  @Override
+  public PartitionReader<InternalRow> createReader(InputPartition partition) {
+    SliceSplit split = (SliceSplit) partition;
+    if (!split.hasLogs() && rowFilter.keepsAll()) {
+      return split.baseFile == null ? empty() : requiredReader.buildReader(file(split));
+    }
+    LogRecordBuffer logs = LogScanner.scan(mergeConf.value().value(), split.logFiles, mergeSchema, spec, visibleInstants);
+    PartitionReader<InternalRow> base = split.baseFile == null ? null : mergeReader.buildReader(file(split));
+    return new MergingReader(base, logs, required, rowFilter);
+  }
+
+  private static PartitionedFile file(SliceSplit split) {
+    return new PartitionedFile(InternalRow.empty(), SparkPath.fromPathString(split.baseFile), 0L,
+        split.baseFileSize, new String[0], 0L, split.baseFileSize, scala.collection.immutable.Map$.MODULE$.empty());
+  }
+
+  private static PartitionReader<InternalRow> empty() {
+    return new PartitionReader<>() {
+      @Override
+      public boolean next() {
+        return false;
+      }
+
+      @Override
+      public InternalRow get() {
+        throw new IllegalStateException("empty reader");
+      }
+
+      @Override
+      public void close() throws IOException {}
+    };
+  }
+}

@@ -1,0 +1,91 @@
+package io.hudimeta.spark;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/** A planned scan: the file slices to read and how to read them. */
+final class HudiScan implements Scan, Batch {
+  private final TableSnapshot snapshot;
+  private final StructType required;
+  private final Filter[] filters;
+  private List<SliceSplit> splits;
+
+  HudiScan(TableSnapshot snapshot, StructType required, Filter[] filters) {
+    this.snapshot = snapshot;
+    this.required = required;
+    this.filters = filters;
+  }
+
+  @Override
+  public StructType readSchema() {
+    return required;
+  }
+
+  @Override
+  public String description() {
+    return "hudi-meta " + snapshot.describe() + " " + snapshot.planStats();
+  }
+
+  @Override
+  public Batch toBatch() {
+    return this;
+  }
+
+  private List<SliceSplit> splits() {
+    if (splits == null) {
+      splits = snapshot.plan(filters);
+    }
+    return splits;
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions() {
+    return splits().toArray(new InputPartition[0]);
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    boolean anyLogs = splits().stream().anyMatch(SliceSplit::hasLogs);
+    StructType mergeSchema = mergeSchema();
+    MergeSpec spec = new MergeSpec(mergeSchema, snapshot.recordKeyColumn(), snapshot.orderingField(),
+        snapshot.eventTimeOrdering());
+    RowFilter rowFilter = snapshot.commitTimeFilter() == null ? RowFilter.ALL
+        : new RowFilter(mergeSchema.fieldIndex(TableSnapshot.COMMIT_TIME), snapshot.commitTimeFilter());
+    SparkSession session = SparkSession.active();
+    return new HudiReaderFactory(ParquetConf.broadcast(session, required), ParquetConf.broadcast(session, mergeSchema),
+        snapshot.schema(), required, mergeSchema, filters, spec, snapshot.visibleInstants(), rowFilter, anyLogs);
+  }
+
+  /** The requested columns, then whatever merging needs that was not requested. */
+  private StructType mergeSchema() {
+    List<StructField> fields = new ArrayList<>(List.of(required.fields()));
+    List<String> extra = new ArrayList<>();
+    extra.add(snapshot.recordKeyColumn());
+    if (snapshot.orderingField() != null) {
+      extra.add(snapshot.orderingField());
+    }
+    extra.add("_hoodie_is_deleted");
+    if (snapshot.commitTimeFilter() != null) {
+      extra.add(TableSnapshot.COMMIT_TIME);
+    }
+    StructType table = snapshot.schema();
+    for (String name : extra) {
+      boolean inTable = List.of(table.fieldNames()).contains(name);
+      boolean present = fields.stream().anyMatch(f -> f.name().equals(name));
+      if (inTable && !present) {
+        fields.add(table.apply(name));
+      }
+    }
+    return DataTypes.createStructType(fields);
+  }
+}

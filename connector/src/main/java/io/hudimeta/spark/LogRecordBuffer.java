@@ -1,0 +1,100 @@
+package io.hudimeta.spark;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * The records of a file slice's log files, keyed by record key and merged in log order, then
+ * merged with the base file's rows. Merge rules follow Hudi's: commit-time ordering lets the later
+ * write win; event-time ordering lets the later write win unless its ordering value is smaller.
+ * A delete without an ordering value (Hudi writes 0) wins by log order alone.
+ */
+final class LogRecordBuffer {
+  /** One key's surviving version: a row, or a delete (row == null). */
+  private static final class Entry {
+    final InternalRow row;
+    @SuppressWarnings("rawtypes")
+    final Comparable ordering;
+    final boolean naturalOrderDelete;
+
+    @SuppressWarnings("rawtypes")
+    Entry(InternalRow row, Comparable ordering, boolean naturalOrderDelete) {
+      this.row = row;
+      this.ordering = ordering;
+      this.naturalOrderDelete = naturalOrderDelete;
+    }
+
+    boolean isDelete() {
+      return row == null;
+    }
+  }
+
+  private final MergeSpec spec;
+  private final Map<String, Entry> entries = new LinkedHashMap<>();
+
+  LogRecordBuffer(MergeSpec spec) {
+    this.spec = spec;
+  }
+
+  int size() {
+    return entries.size();
+  }
+
+  void addRecord(InternalRow row) {
+    String key = spec.key(row);
+    InternalRow copy = row.copy();
+    Entry e = spec.isSoftDeleted(copy) ? new Entry(null, spec.ordering(copy), false)
+        : new Entry(copy, spec.ordering(copy), false);
+    put(key, e);
+  }
+
+  @SuppressWarnings("rawtypes")
+  void addDelete(String key, Comparable ordering) {
+    boolean natural = ordering == null || isDefault(ordering);
+    put(key, new Entry(null, natural ? null : ordering, natural));
+  }
+
+  private void put(String key, Entry newer) {
+    Entry older = entries.get(key);
+    if (older == null || newerWins(newer, older)) {
+      entries.put(key, newer);
+    }
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private boolean newerWins(Entry newer, Entry older) {
+    if (!spec.eventTimeOrdering || newer.naturalOrderDelete || older.naturalOrderDelete) {
+      return true;
+    }
+    Comparable n = newer.ordering;
+    Comparable o = older.ordering;
+    if (n == null || o == null) {
+      return n != null || o == null;
+    }
+    return n.compareTo(o) >= 0;
+  }
+
+  /** The row to emit for a base-file row (null when it is deleted); consumes the key's entry. */
+  InternalRow mergeBase(InternalRow base) {
+    String key = spec.key(base);
+    Entry log = key == null ? null : entries.remove(key);
+    if (log == null) {
+      return spec.isSoftDeleted(base) ? null : base;
+    }
+    Entry baseEntry = new Entry(base, spec.ordering(base), false);
+    Entry winner = newerWins(log, baseEntry) ? log : baseEntry;
+    return winner.isDelete() || spec.isSoftDeleted(winner.row) ? null : winner.row;
+  }
+
+  /** Rows only in the logs (inserts into log files), after every base row was merged. */
+  Iterator<InternalRow> remaining() {
+    return entries.values().stream().filter(e -> !e.isDelete()).map(e -> e.row).iterator();
+  }
+
+  private static boolean isDefault(Object v) {
+    return v instanceof Number && ((Number) v).doubleValue() == 0.0;
+  }
+}

@@ -1,0 +1,56 @@
+package io.hudimeta.spark;
+
+import java.io.Serializable;
+
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * How records of one file group are merged: the positions of the record key, the ordering field
+ * and _hoodie_is_deleted in the merge schema, and the table's merge mode.
+ */
+final class MergeSpec implements Serializable {
+  final boolean eventTimeOrdering;
+  final int keyIndex;
+  final DataType keyType;
+  final int orderingIndex;
+  final DataType orderingType;
+  final int isDeletedIndex;
+
+  MergeSpec(StructType mergeSchema, String keyField, String orderingField, boolean eventTimeOrdering) {
+    this.keyIndex = mergeSchema.fieldIndex(keyField);
+    this.keyType = mergeSchema.fields()[keyIndex].dataType();
+    this.orderingIndex = orderingField == null ? -1 : indexOf(mergeSchema, orderingField);
+    this.orderingType = orderingIndex < 0 ? null : mergeSchema.fields()[orderingIndex].dataType();
+    this.isDeletedIndex = indexOf(mergeSchema, "_hoodie_is_deleted");
+    this.eventTimeOrdering = eventTimeOrdering && orderingIndex >= 0;
+  }
+
+  private static int indexOf(StructType schema, String name) {
+    String[] names = schema.fieldNames();
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  String key(InternalRow row) {
+    // the key column is _hoodie_record_key, or the key field itself in tables without meta fields
+    return row.isNullAt(keyIndex) ? null : String.valueOf(row.get(keyIndex, keyType));
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  Comparable ordering(InternalRow row) {
+    if (orderingIndex < 0 || row.isNullAt(orderingIndex)) {
+      return null;
+    }
+    return (Comparable) row.get(orderingIndex, orderingType);
+  }
+
+  boolean isSoftDeleted(InternalRow row) {
+    return isDeletedIndex >= 0 && !row.isNullAt(isDeletedIndex) && row.getBoolean(isDeletedIndex);
+  }
+}

@@ -1,0 +1,84 @@
+package io.hudimeta.spark;
+
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+
+/** The read options of format("hudi-meta"), under Apache Hudi's own keys, validated once. */
+final class ReadOptions implements Serializable {
+  enum QueryType { SNAPSHOT, READ_OPTIMIZED, INCREMENTAL }
+
+  static final String QUERY_TYPE = "hoodie.datasource.query.type";
+  static final String AS_OF = "as.of.instant";
+  static final String BEGIN = "hoodie.datasource.read.begin.instanttime";
+  static final String END = "hoodie.datasource.read.end.instanttime";
+  static final String METADATA_ENABLE = "hoodie.metadata.enable";
+  static final String DATA_SKIPPING = "hoodie.enable.data.skipping";
+
+  final String path;
+  final QueryType queryType;
+  final String asOfInstant;
+  final String beginInstant;
+  final String endInstant;
+  final boolean metadataEnabled;
+  final boolean dataSkipping;
+
+  private ReadOptions(Map<String, String> o) {
+    path = required(o, "path");
+    queryType = queryType(o.getOrDefault(QUERY_TYPE, "snapshot"));
+    asOfInstant = o.containsKey(AS_OF) ? Instants.normalize(o.get(AS_OF), AS_OF) : null;
+    beginInstant = o.containsKey(BEGIN) ? Instants.normalize(o.get(BEGIN), BEGIN) : null;
+    endInstant = o.containsKey(END) ? Instants.normalize(o.get(END), END) : null;
+    metadataEnabled = bool(o, METADATA_ENABLE, true);
+    dataSkipping = bool(o, DATA_SKIPPING, true);
+    if (queryType == QueryType.INCREMENTAL && beginInstant == null) {
+      throw new IllegalArgumentException("hudi-meta: an incremental query needs " + BEGIN
+          + " (the instant after which changes are returned)");
+    }
+    if (queryType != QueryType.INCREMENTAL && (beginInstant != null || endInstant != null)) {
+      throw new IllegalArgumentException("hudi-meta: " + BEGIN + "/" + END + " apply to "
+          + QUERY_TYPE + "=incremental only, but the query type is " + queryType.name().toLowerCase(Locale.ROOT));
+    }
+    if (queryType == QueryType.INCREMENTAL && asOfInstant != null) {
+      throw new IllegalArgumentException("hudi-meta: " + AS_OF + " (time travel) cannot be combined with an "
+          + "incremental query; use " + END + " to bound it");
+    }
+  }
+
+  /** Options as Spark passes them (case-insensitive keys, lower-cased). */
+  static ReadOptions parse(Map<String, String> options) {
+    return new ReadOptions(options);
+  }
+
+  private static String required(Map<String, String> o, String key) {
+    String v = o.get(key);
+    if (v == null || v.isEmpty()) {
+      throw new IllegalArgumentException("hudi-meta: no table path given; use .load(\"/path/to/table\") or "
+          + "option(\"path\", ...)");
+    }
+    return v;
+  }
+
+  private static QueryType queryType(String v) {
+    String norm = v.trim().toUpperCase(Locale.ROOT);
+    for (QueryType t : QueryType.values()) {
+      if (t.name().equals(norm)) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException("hudi-meta: " + QUERY_TYPE + "=" + v + " is not valid; valid values: "
+        + Arrays.toString(new String[] {"snapshot", "read_optimized", "incremental"}));
+  }
+
+  private static boolean bool(Map<String, String> o, String key, boolean dflt) {
+    String v = o.get(key);
+    if (v == null) {
+      return dflt;
+    }
+    if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+      return Boolean.parseBoolean(v);
+    }
+    throw new IllegalArgumentException("hudi-meta: " + key + "=" + v + " is not valid; valid values: true, false");
+  }
+}

@@ -1,0 +1,255 @@
+package io.hudimeta.spark;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import io.hudimeta.avro.AvroSchemas;
+import io.hudimeta.table.FileEntry;
+import io.hudimeta.table.FileGroupId;
+import io.hudimeta.table.FileListing;
+import io.hudimeta.table.FileSlice;
+import io.hudimeta.table.FileSystemView;
+import io.hudimeta.table.Instant;
+import io.hudimeta.table.LogFile;
+import io.hudimeta.table.StorageListing;
+import io.hudimeta.table.TableConfig;
+import io.hudimeta.table.Timeline;
+import io.hudimeta.table.Visibility;
+import io.hudimeta.table.WrittenFile;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A table as one query sees it (driver side): config, timeline, schema, the query instant and the
+ * file slices to read. Everything the scan needs to know about the table comes from here.
+ */
+final class TableSnapshot {
+  static final String COMMIT_TIME = "_hoodie_commit_time";
+  static final String RECORD_KEY = "_hoodie_record_key";
+  private static final String[] META_FIELDS = {COMMIT_TIME, "_hoodie_commit_seqno", RECORD_KEY,
+      "_hoodie_partition_path", "_hoodie_file_name"};
+
+  private final ReadOptions options;
+  private final FileSystem fs;
+  private final Path basePath;
+  private final TableConfig config;
+  private final Timeline timeline;
+  private final StructType schema;
+  private final String queryInstant;
+  private final Set<String> commitTimeFilter;
+  private String planStats = "";
+
+  private TableSnapshot(ReadOptions options, Configuration hadoopConf) {
+    this.options = options;
+    this.basePath = new Path(options.path);
+    try {
+      this.fs = basePath.getFileSystem(hadoopConf);
+    } catch (IOException e) {
+      throw new UncheckedIOException("hudi-meta: cannot reach " + options.path, e);
+    }
+    this.config = TableConfig.load(fs, basePath);
+    this.timeline = Timeline.load(fs, basePath, config);
+    this.queryInstant = queryInstant();
+    this.commitTimeFilter = incrementalCommitTimes();
+    this.schema = tableSchema();
+  }
+
+  static TableSnapshot load(ReadOptions options) {
+    return new TableSnapshot(options, SparkSession.active().sessionState().newHadoopConf());
+  }
+
+  String basePath() {
+    return options.path;
+  }
+
+  StructType schema() {
+    return schema;
+  }
+
+  String describe() {
+    return config.tableName() + " " + config.tableType() + " " + options.queryType.name().toLowerCase()
+        + (queryInstant == null ? "" : " as of " + queryInstant);
+  }
+
+  String planStats() {
+    return planStats;
+  }
+
+  /** The instant the query reads as of: as.of.instant, the incremental end, or null for latest. */
+  private String queryInstant() {
+    String asOf = options.queryType == ReadOptions.QueryType.INCREMENTAL ? options.endInstant : options.asOfInstant;
+    if (asOf != null && options.asOfInstant != null && timeline.completedCommits().stream()
+        .noneMatch(i -> i.requestedTime().compareTo(asOf) <= 0)) {
+      throw new IllegalArgumentException("hudi-meta: " + ReadOptions.AS_OF + "=" + asOf + " is before the first "
+          + "completed commit of " + options.path);
+    }
+    return asOf;
+  }
+
+  private Set<String> incrementalCommitTimes() {
+    if (options.queryType != ReadOptions.QueryType.INCREMENTAL) {
+      return null;
+    }
+    return timeline.commitsBetween(options.beginInstant, options.endInstant).stream()
+        .map(Instant::requestedTime).collect(Collectors.toSet());
+  }
+
+  Set<String> commitTimeFilter() {
+    return commitTimeFilter;
+  }
+
+  private StructType tableSchema() {
+    String avro = timeline.latestSchema();
+    if (avro == null) {
+      throw new IllegalStateException("hudi-meta: " + options.path + " has no schema yet (no completed commit "
+          + "and no hoodie.table.create.schema)");
+    }
+    StructType data = AvroSchemas.toStructType(AvroSchemas.parse(avro));
+    List<StructField> fields = new ArrayList<>();
+    Set<String> names = Set.of(data.fieldNames());
+    for (String meta : META_FIELDS) {
+      if (!names.contains(meta)) {
+        fields.add(DataTypes.createStructField(meta, DataTypes.StringType, true));
+      }
+    }
+    fields.addAll(List.of(data.fields()));
+    return DataTypes.createStructType(fields);
+  }
+
+  String recordKeyColumn() {
+    List<String> keys = config.recordKeyFields();
+    if (!config.populateMetaFields() && keys.size() == 1) {
+      return keys.get(0);
+    }
+    return RECORD_KEY;
+  }
+
+  String orderingField() {
+    List<String> fields = config.orderingFields();
+    if (fields.isEmpty() || !Set.of(schema.fieldNames()).contains(fields.get(0))) {
+      return null;
+    }
+    return fields.get(0);
+  }
+
+  boolean eventTimeOrdering() {
+    return config.recordMergeMode() == TableConfig.MergeMode.EVENT_TIME_ORDERING;
+  }
+
+  /** Requested times of the instants whose log blocks this query may see. */
+  Set<String> visibleInstants() {
+    Visibility v = timeline.visibility(queryInstant);
+    Set<String> out = new HashSet<>();
+    for (Instant i : timeline.completed()) {
+      if (v.isCommitted(i.requestedTime())) {
+        out.add(i.requestedTime());
+      }
+    }
+    return out;
+  }
+
+  /** The file slices to read, after partition pruning. */
+  List<SliceSplit> plan(Filter[] filters) {
+    FileListing listing = listing();
+    List<String> all = listing.partitions();
+    List<String> partitions = PartitionPruner.prune(config, schema, all, filters);
+    Map<String, List<FileEntry>> files = listing.files(partitions);
+    checkLatestWritesExist(files);
+    FileSystemView view = new FileSystemView(timeline, config, files);
+    Set<String> touched = touchedFileGroups();
+    boolean readOptimized = options.queryType == ReadOptions.QueryType.READ_OPTIMIZED;
+    List<SliceSplit> splits = new ArrayList<>();
+    int fileCount = 0;
+    for (String partition : partitions) {
+      for (FileSlice slice : view.latestFileSlices(partition, queryInstant)) {
+        if (touched != null && !touched.contains(partition + "/" + slice.fileId())) {
+          continue;
+        }
+        SliceSplit split = split(slice, readOptimized);
+        if (split != null) {
+          splits.add(split);
+          fileCount += (split.baseFile == null ? 0 : 1) + split.logFiles.length;
+        }
+      }
+    }
+    planStats = "partitions=" + partitions.size() + "/" + all.size() + " fileSlices=" + splits.size()
+        + " files=" + fileCount;
+    return splits;
+  }
+
+  /**
+   * The newest file the timeline says was written to each live file group must be there: a
+   * missing one means lost data, and reading on would silently return old or no rows.
+   */
+  private void checkLatestWritesExist(Map<String, List<FileEntry>> files) {
+    Visibility v = timeline.visibility(queryInstant);
+    List<Instant> commits = timeline.commitsBetween(null, null).stream()
+        .filter(i -> v.isCommitted(i.requestedTime())).collect(Collectors.toList());
+    Map<FileGroupId, WrittenFile> latest = new HashMap<>();
+    for (WrittenFile f : timeline.filesWrittenBy(commits)) {
+      latest.put(new FileGroupId(f.partitionPath(), f.fileId()), f);
+    }
+    for (Map.Entry<FileGroupId, WrittenFile> e : latest.entrySet()) {
+      List<FileEntry> listed = files.get(e.getKey().partitionPath());
+      if (listed == null || v.isReplaced(e.getKey())) {
+        continue;
+      }
+      String name = e.getValue().fileName();
+      if (listed.stream().noneMatch(f -> f.name().equals(name))) {
+        String rel = e.getKey().partitionPath().isEmpty() ? name : e.getKey().partitionPath() + "/" + name;
+        throw new IllegalStateException("hudi-meta: file " + rel + " written by commit " + e.getValue().instantTime()
+            + " is missing from " + options.path + "; the table has lost data (restore the file, or roll back / "
+            + "restore the table to an earlier savepoint)");
+      }
+    }
+  }
+
+  private FileListing listing() {
+    return StorageListing.list(fs, basePath);
+  }
+
+  /** File groups an incremental query must look at ("partition/fileId"); null = all. */
+  private Set<String> touchedFileGroups() {
+    if (commitTimeFilter == null) {
+      return null;
+    }
+    List<Instant> commits = timeline.commitsBetween(options.beginInstant, options.endInstant);
+    Set<String> out = new HashSet<>();
+    for (WrittenFile f : timeline.filesWrittenBy(commits)) {
+      out.add(f.partitionPath() + "/" + f.fileId());
+    }
+    return out;
+  }
+
+  private SliceSplit split(FileSlice slice, boolean readOptimized) {
+    String base = slice.baseFile() == null ? null : absolute(slice.baseFilePath());
+    long size = slice.baseFile() == null ? 0 : slice.baseFile().size();
+    String[] logs = readOptimized || !config.isMergeOnRead() ? new String[0]
+        : slice.logFiles().stream().map(l -> absolute(relative(slice.partitionPath(), l))).toArray(String[]::new);
+    if (base == null && logs.length == 0) {
+      return null;
+    }
+    return new SliceSplit(slice.partitionPath(), slice.fileId(), base, size, logs);
+  }
+
+  private static String relative(String partition, LogFile log) {
+    return partition.isEmpty() ? log.name() : partition + "/" + log.name();
+  }
+
+  private String absolute(String relative) {
+    return new Path(basePath, relative).toString();
+  }
+}
