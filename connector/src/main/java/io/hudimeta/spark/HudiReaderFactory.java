@@ -27,7 +27,9 @@ import scala.Option;
 final class HudiReaderFactory implements PartitionReaderFactory {
   private final FilePartitionReaderFactory requiredReader;
   private final FilePartitionReaderFactory mergeReader;
+  private final Broadcast<SerializableConfiguration> requiredConf;
   private final Broadcast<SerializableConfiguration> mergeConf;
+  private final Set<String> drifted;
   private final StructType required;
   private final StructType mergeSchema;
   private final MergeSpec spec;
@@ -38,7 +40,7 @@ final class HudiReaderFactory implements PartitionReaderFactory {
   HudiReaderFactory(Broadcast<SerializableConfiguration> requiredConf,
       Broadcast<SerializableConfiguration> mergeConf, StructType tableSchema, StructType required,
       StructType mergeSchema, Filter[] filters, MergeSpec spec, Set<String> visibleInstants, RowFilter rowFilter,
-      boolean anyLogs) {
+      boolean anyLogs, Set<String> drifted) {
     SQLConf sqlConf = SQLConf.get();
     ParquetOptions options = new ParquetOptions(scala.collection.immutable.Map$.MODULE$.empty(), sqlConf);
     StructType noPartitions = new StructType();
@@ -47,13 +49,15 @@ final class HudiReaderFactory implements PartitionReaderFactory {
     // Merged slices must see every base row: a filter could hide the row a log record loses to.
     this.mergeReader = ParquetPartitionReaderFactory.apply(sqlConf, mergeConf, tableSchema, mergeSchema, noPartitions,
         new Filter[0], Option.empty(), options);
+    this.requiredConf = requiredConf;
     this.mergeConf = mergeConf;
+    this.drifted = drifted;
     this.required = required;
     this.mergeSchema = mergeSchema;
     this.spec = spec;
     this.visibleInstants = visibleInstants;
     this.rowFilter = rowFilter;
-    this.columnar = !anyLogs && rowFilter.keepsAll();
+    this.columnar = !anyLogs && rowFilter.keepsAll() && drifted.stream().noneMatch(c -> hasField(required, c));
   }
 
   @Override
@@ -71,11 +75,35 @@ final class HudiReaderFactory implements PartitionReaderFactory {
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
     SliceSplit split = (SliceSplit) partition;
     if (!split.hasLogs() && rowFilter.keepsAll()) {
-      return split.baseFile == null ? empty() : requiredReader.buildReader(file(split));
+      return split.baseFile == null ? empty() : baseRows(split, required, requiredReader, requiredConf);
     }
     LogRecordBuffer logs = LogScanner.scan(mergeConf.value().value(), split.logFiles, mergeSchema, spec, visibleInstants);
-    PartitionReader<InternalRow> base = split.baseFile == null ? null : mergeReader.buildReader(file(split));
+    PartitionReader<InternalRow> base = split.baseFile == null ? null
+        : baseRows(split, mergeSchema, mergeReader, mergeConf);
     return new MergingReader(base, logs, required, rowFilter);
+  }
+
+  /** Base-file rows in `schema`; files holding a column whose type changed since are converted. */
+  private PartitionReader<InternalRow> baseRows(SliceSplit split, StructType schema, FilePartitionReaderFactory reader,
+      Broadcast<SerializableConfiguration> conf) {
+    if (drifted.stream().noneMatch(c -> hasField(schema, c))) {
+      return reader.buildReader(file(split));
+    }
+    StructType fileTypes = FileTypes.fileReadSchema(schema,
+        FileTypes.footerSchema(split.baseFile, conf.value().value()), drifted);
+    if (fileTypes.equals(schema)) {
+      return reader.buildReader(file(split));
+    }
+    StructType noPartitions = new StructType();
+    SQLConf sqlConf = SQLConf.get(); // in a task: the session's conf, read-only
+    FilePartitionReaderFactory perFile = ParquetPartitionReaderFactory.apply(sqlConf,
+        FileTypes.local(ParquetConf.forSchema(conf.value().value(), fileTypes)), fileTypes, fileTypes, noPartitions,
+        new Filter[0], Option.empty(), new ParquetOptions(scala.collection.immutable.Map$.MODULE$.empty(), sqlConf));
+    return FileTypes.converting(perFile.buildReader(file(split)), fileTypes, schema);
+  }
+
+  private static boolean hasField(StructType schema, String name) {
+    return schema.getFieldIndex(name).isDefined();
   }
 
   private static PartitionedFile file(SliceSplit split) {

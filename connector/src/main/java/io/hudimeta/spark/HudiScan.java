@@ -63,7 +63,8 @@ final class HudiScan implements Scan, Batch {
         : new RowFilter(mergeSchema.fieldIndex(TableSnapshot.COMMIT_TIME), snapshot.commitTimeFilter());
     SparkSession session = SparkSession.active();
     return new HudiReaderFactory(ParquetConf.broadcast(session, required), ParquetConf.broadcast(session, mergeSchema),
-        snapshot.schema(), required, mergeSchema, filters, spec, snapshot.visibleInstants(), rowFilter, anyLogs);
+        snapshot.schema(), required, mergeSchema, filters, spec, snapshot.visibleInstants(), rowFilter, anyLogs,
+        snapshot.driftedColumns());
   }
 
   /** The requested columns, then whatever merging needs that was not requested. */

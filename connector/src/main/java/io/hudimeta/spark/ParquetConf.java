@@ -18,10 +18,7 @@ final class ParquetConf {
 
   static Broadcast<SerializableConfiguration> broadcast(SparkSession session, StructType readSchema) {
     SQLConf sql = session.sessionState().conf();
-    Configuration conf = session.sessionState().newHadoopConf();
-    conf.set(ParquetInputFormat.READ_SUPPORT_CLASS, ParquetReadSupport.class.getName());
-    conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA(), readSchema.json());
-    conf.set("org.apache.spark.sql.parquet.row.attributes", readSchema.json());
+    Configuration conf = forSchema(session.sessionState().newHadoopConf(), readSchema);
     conf.set(SQLConf.SESSION_LOCAL_TIMEZONE().key(), sql.sessionLocalTimeZone());
     conf.setBoolean(SQLConf.NESTED_SCHEMA_PRUNING_ENABLED().key(), sql.nestedSchemaPruningEnabled());
     conf.setBoolean(SQLConf.CASE_SENSITIVE().key(), sql.caseSensitiveAnalysis());
@@ -31,5 +28,14 @@ final class ParquetConf {
     conf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG().key(), sql.legacyParquetNanosAsLong());
     return session.sparkContext().broadcast(new SerializableConfiguration(conf),
         scala.reflect.ClassTag$.MODULE$.apply(SerializableConfiguration.class));
+  }
+
+  /** A copy of `base` asking Spark's Parquet read support for `readSchema`. */
+  static Configuration forSchema(Configuration base, StructType readSchema) {
+    Configuration conf = new Configuration(base);
+    conf.set(ParquetInputFormat.READ_SUPPORT_CLASS, ParquetReadSupport.class.getName());
+    conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA(), readSchema.json());
+    conf.set("org.apache.spark.sql.parquet.row.attributes", readSchema.json());
+    return conf;
   }
 }

@@ -129,6 +129,24 @@ final class TableSnapshot {
     return DataTypes.createStructType(fields);
   }
 
+  /**
+   * Columns whose type differs between the table's create schema and its current schema: older
+   * files may hold them with the old type.
+   */
+  Set<String> driftedColumns() {
+    if (config.createSchema() == null) {
+      return Set.of();
+    }
+    StructType created = AvroSchemas.toStructType(AvroSchemas.parse(config.createSchema()));
+    Set<String> out = new HashSet<>();
+    for (StructField f : schema.fields()) {
+      if (created.getFieldIndex(f.name()).isDefined() && !created.apply(f.name()).dataType().equals(f.dataType())) {
+        out.add(f.name());
+      }
+    }
+    return out;
+  }
+
   String recordKeyColumn() {
     List<String> keys = config.recordKeyFields();
     if (!config.populateMetaFields() && keys.size() == 1) {
