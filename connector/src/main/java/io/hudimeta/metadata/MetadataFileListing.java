@@ -1,0 +1,95 @@
+package io.hudimeta.metadata;
+
+import java.io.Closeable;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+import io.hudimeta.table.FileEntry;
+import io.hudimeta.table.FileListing;
+import io.hudimeta.table.TableConfig;
+import io.hudimeta.table.Timeline;
+
+/**
+ * A {@link FileListing} answered from the metadata table's {@code files} partition, never by
+ * listing a data-table directory: partitions from the {@code __all_partitions__} record, files of
+ * the requested partitions by one batched key lookup. A non-partitioned table's partition is
+ * {@code "."} in the metadata table and {@code ""} here.
+ *
+ * <p>Callers should check {@link #inSync()} first and list storage when it is false.
+ */
+public final class MetadataFileListing implements FileListing, Closeable {
+  private final MetadataTable mdt;
+  private List<String> partitions;
+
+  public MetadataFileListing(MetadataTable mdt) {
+    this.mdt = mdt;
+  }
+
+  /** A listing over the data table's metadata table; empty when {@link MetadataTable#open} is. */
+  public static Optional<MetadataFileListing> open(FileSystem fs, Path dataBasePath, TableConfig dataConfig,
+                                                   Timeline dataTimeline) {
+    return MetadataTable.open(fs, dataBasePath, dataConfig, dataTimeline).map(MetadataFileListing::new);
+  }
+
+  public MetadataTable metadataTable() {
+    return mdt;
+  }
+
+  /** See {@link MetadataTable#inSync()}. */
+  public boolean inSync() {
+    return mdt.inSync();
+  }
+
+  @Override
+  public synchronized List<String> partitions() {
+    if (partitions == null) {
+      List<String> out = new ArrayList<>();
+      MetadataRecord all = mdt.lookup(MetadataTable.FILES, MetadataKeys.ALL_PARTITIONS_KEY);
+      if (all != null) {
+        for (String id : all.liveFiles().keySet()) {
+          out.add(MetadataKeys.partitionPath(id));
+        }
+      }
+      Collections.sort(out);
+      partitions = Collections.unmodifiableList(out);
+    }
+    return partitions;
+  }
+
+  @Override
+  public Map<String, List<FileEntry>> files(Collection<String> partitionPaths) {
+    Map<String, String> byId = new LinkedHashMap<>();
+    for (String p : partitionPaths) {
+      byId.put(MetadataKeys.partitionId(p), p);
+    }
+    Map<String, MetadataRecord> records = mdt.lookup(MetadataTable.FILES, byId.keySet());
+    Map<String, List<FileEntry>> out = new LinkedHashMap<>();
+    byId.forEach((id, partition) -> {
+      List<FileEntry> entries = new ArrayList<>();
+      MetadataRecord r = records.get(id);
+      if (r != null) {
+        r.liveFiles().forEach((name, size) -> entries.add(new FileEntry(name, size)));
+      }
+      out.put(partition, Collections.unmodifiableList(entries));
+    });
+    return out;
+  }
+
+  /** Every partition with its files. */
+  public Map<String, List<FileEntry>> all() {
+    return files(partitions());
+  }
+
+  @Override
+  public void close() {
+    mdt.close();
+  }
+}
