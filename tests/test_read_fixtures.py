@@ -147,3 +147,25 @@ def test_bad_input_errors(spark, fixture_tables, tmp_path):
         f.unlink()
     with pytest.raises(Exception, match="written by commit .* is missing from .*lost data"):
         _read(spark, str(missing)).collect()
+
+
+@pytest.mark.parametrize("name", ["sample_table_mor_avro__v9_txns_simple_meta", "sample_table_cow__v9_txns_simple_meta",
+                                  "quickstart_trips_table_mor_avro__v8_trips_8i3u1d"])
+def test_metadata_listing_lists_no_data_partition(spark, fixture_tables, name):
+    jvm = spark._jvm
+    path = fixture_tables[name]
+    local = jvm.org.apache.hadoop.fs.Path(path).getFileSystem(spark._jsc.hadoopConfiguration())
+    counting = jvm.io.hudimeta.metadata.CountingFileSystem(local)
+    stats = jvm.io.hudimeta.spark.PlanInspect.plan(counting, {"path": path})
+    assert stats.startswith("listing=metadata"), stats
+    listed = [str(x).split(" ", 1)[1] for x in counting.listings()]
+    partitions = {p for p in _read(spark, path).toArrow().column("_hoodie_partition_path").to_pylist()}
+    data_dirs = {f"file:{path}/{p}".rstrip("/") for p in partitions} | {f"file:{path}"}
+    assert not data_dirs & set(listed), listed
+    assert all("/.hoodie" in x for x in listed), listed
+    # the same plan by listing storage does list the data partitions: the count is meaningful
+    counting.reset()
+    off = jvm.io.hudimeta.spark.PlanInspect.plan(counting, {"path": path, "hoodie.metadata.enable": "false"})
+    assert off.startswith("listing=storage")
+    assert data_dirs & {str(x).split(" ", 1)[1] for x in counting.listings()}
+    assert off.split(" ", 1)[1] == stats.split(" ", 1)[1]

@@ -1,39 +1,81 @@
 package io.hudimeta.spark;
 
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 
+import io.hudimeta.table.TableNotFoundException;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
-/** A Hudi table as Spark sees it: its schema and a way to scan it. */
-final class HudiMetaTable implements SupportsRead {
-  private final TableSnapshot snapshot;
+/**
+ * A Hudi table as Spark sees it: its schema and a way to scan it, or to hand a write to pyhudi.
+ * The table may not exist yet (a write creates it), so its snapshot is loaded on first use.
+ */
+final class HudiMetaTable implements SupportsRead, SupportsWrite {
+  private static final Set<TableCapability> CAPABILITIES = EnumSet.of(TableCapability.BATCH_READ,
+      TableCapability.V1_BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA);
 
-  HudiMetaTable(TableSnapshot snapshot) {
+  private final CaseInsensitiveStringMap options;
+  private final StructType givenSchema;
+  private TableSnapshot snapshot;
+
+  /**
+   * @param options those of the read or write, "path" included
+   * @param givenSchema the schema Spark passed: inferred (read), user-specified (read) or the data's (write)
+   * @param snapshot the snapshot that schema was inferred from, or null to load it on first use
+   */
+  HudiMetaTable(Map<String, String> options, StructType givenSchema, TableSnapshot snapshot) {
+    this.options = new CaseInsensitiveStringMap(options);
+    this.givenSchema = givenSchema;
     this.snapshot = snapshot;
+  }
+
+  /** Throws TableNotFoundException ("no Hudi table at ...") when there is no table yet. */
+  private TableSnapshot snapshot() {
+    if (snapshot == null) {
+      snapshot = TableSnapshot.load(ReadOptions.parse(options));
+    }
+    return snapshot;
   }
 
   @Override
   public String name() {
-    return "hudi-meta:" + snapshot.basePath();
+    return "hudi-meta:" + options.get("path");
   }
 
   @Override
   public StructType schema() {
-    return snapshot.schema();
+    try {
+      return snapshot().schema();
+    } catch (TableNotFoundException e) {
+      return givenSchema; // a table the write is about to create: the incoming data's schema
+    }
   }
 
   @Override
   public Set<TableCapability> capabilities() {
-    return EnumSet.of(TableCapability.BATCH_READ);
+    return CAPABILITIES;
   }
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    return new HudiScanBuilder(snapshot);
+    TableSnapshot s = snapshot();
+    if (givenSchema != null && !givenSchema.equals(s.schema())) {
+      throw new IllegalArgumentException("hudi-meta: a Hudi table is read with its own schema; drop the "
+          + "user-specified schema (.schema(...)) of this read. The table's schema: " + s.schema().simpleString());
+    }
+    return new HudiScanBuilder(s);
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    return new HudiWriteBuilder(info.options().asCaseSensitiveMap());
   }
 }

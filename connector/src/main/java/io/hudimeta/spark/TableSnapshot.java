@@ -7,10 +7,13 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.hudimeta.avro.AvroSchemas;
+import io.hudimeta.metadata.MetadataFileListing;
+import io.hudimeta.metadata.MetadataTable;
 import io.hudimeta.table.FileEntry;
 import io.hudimeta.table.FileGroupId;
 import io.hudimeta.table.FileListing;
@@ -51,15 +54,12 @@ final class TableSnapshot {
   private final String queryInstant;
   private final Set<String> commitTimeFilter;
   private String planStats = "";
+  private String listingSource = "";
 
-  private TableSnapshot(ReadOptions options, Configuration hadoopConf) {
+  private TableSnapshot(ReadOptions options, FileSystem fs) {
     this.options = options;
     this.basePath = new Path(options.path);
-    try {
-      this.fs = basePath.getFileSystem(hadoopConf);
-    } catch (IOException e) {
-      throw new UncheckedIOException("hudi-meta: cannot reach " + options.path, e);
-    }
+    this.fs = fs;
     this.config = TableConfig.load(fs, basePath);
     this.timeline = Timeline.load(fs, basePath, config);
     this.queryInstant = queryInstant();
@@ -68,7 +68,17 @@ final class TableSnapshot {
   }
 
   static TableSnapshot load(ReadOptions options) {
-    return new TableSnapshot(options, SparkSession.active().sessionState().newHadoopConf());
+    Configuration conf = SparkSession.active().sessionState().newHadoopConf();
+    try {
+      return new TableSnapshot(options, new Path(options.path).getFileSystem(conf));
+    } catch (IOException e) {
+      throw new UncheckedIOException("hudi-meta: cannot reach " + options.path, e);
+    }
+  }
+
+  /** A snapshot over a given file system (tests count its storage calls). */
+  static TableSnapshot load(ReadOptions options, FileSystem fs) {
+    return new TableSnapshot(options, fs);
   }
 
   String basePath() {
@@ -203,7 +213,7 @@ final class TableSnapshot {
         }
       }
     }
-    planStats = "partitions=" + partitions.size() + "/" + all.size() + " fileSlices=" + splits.size()
+    planStats = "listing=" + listingSource + " partitions=" + partitions.size() + "/" + all.size() + " fileSlices=" + splits.size()
         + " files=" + fileCount;
     return splits;
   }
@@ -235,7 +245,19 @@ final class TableSnapshot {
     }
   }
 
+  /**
+   * File listings come from the metadata table's files partition when it is enabled, present and
+   * in sync with the data timeline; otherwise from listing storage.
+   */
   private FileListing listing() {
+    if (options.metadataEnabled) {
+      Optional<MetadataTable> mdt = MetadataTable.open(fs, basePath, config, timeline);
+      if (mdt.isPresent() && mdt.get().inSync()) {
+        listingSource = "metadata";
+        return new MetadataFileListing(mdt.get());
+      }
+    }
+    listingSource = "storage";
     return StorageListing.list(fs, basePath);
   }
 

@@ -1,0 +1,69 @@
+package io.hudimeta.spark;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/** Where pyhudi registers its write client: one per JVM, since a driver has one Python process. */
+public final class WriteClients {
+  private static volatile WriteCallback client;
+
+  private WriteClients() {
+  }
+
+  public static void register(WriteCallback callback) {
+    if (callback == null) {
+      throw new IllegalArgumentException("hudi-meta: cannot register a null write client");
+    }
+    client = callback;
+  }
+
+  /** Forgets the registered client (its Python process is going away, or a test wants none). */
+  public static void unregister() {
+    client = null;
+  }
+
+  public static boolean isRegistered() {
+    return client != null;
+  }
+
+  /** The registered client; never null, so a write without pyhudi fails loudly. */
+  public static WriteCallback get() {
+    WriteCallback c = client;
+    if (c == null) {
+      throw new IllegalStateException("hudi-meta: writing needs the pyhudi write client; `import pyhudi` in the "
+          + "driver (pip install pyhudi) before writing, or call pyhudi.register(spark) for a SparkSession "
+          + "created after that import");
+    }
+    return c;
+  }
+
+  /** Hands {@code df} to the client: the path on its own, the other options as they were given. */
+  static void write(Dataset<Row> df, Map<String, String> options, String mode) {
+    WriteCallback c = get();
+    c.write(df, path(options), withoutPath(options), mode);
+  }
+
+  /** The table path among Spark's options ("path", whatever its case). */
+  static String path(Map<String, String> options) {
+    for (Map.Entry<String, String> e : options.entrySet()) {
+      if (e.getKey().equalsIgnoreCase("path") && e.getValue() != null && !e.getValue().isEmpty()) {
+        return e.getValue();
+      }
+    }
+    throw new IllegalArgumentException("hudi-meta: no table path given; use .save(\"/path/to/table\") or "
+        + "option(\"path\", ...)");
+  }
+
+  private static Map<String, String> withoutPath(Map<String, String> options) {
+    Map<String, String> out = new LinkedHashMap<>();
+    options.forEach((k, v) -> {
+      if (!k.equalsIgnoreCase("path")) {
+        out.put(k, v);
+      }
+    });
+    return out;
+  }
+}
