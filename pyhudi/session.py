@@ -14,7 +14,7 @@ def connector_jar() -> str:
 
 
 def spark_session(**spark_conf):
-    """A SparkSession with the connector loaded.
+    """A SparkSession with the connector loaded and pyhudi's write client registered with it.
 
     Keyword arguments are Spark settings, passed as a dict since their keys hold dots:
     ``spark_session(**{"spark.master": "local[2]"})``.
@@ -32,4 +32,8 @@ def spark_session(**spark_conf):
     builder = SparkSession.builder
     for key, value in conf.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    from pyhudi.bridge import register
+
+    register(session)
+    return session

@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
 from pyhudi import avro_schema, executor, filenames, instant_metadata as im, keygen, properties
+from pyhudi.faults import crash_point
 from pyhudi.executor import BASE, DELETE, FG, INSERT, OLD, OP, UPDATE, WriteTask
 from pyhudi.rollback import rollback_failed_writes
 from pyhudi.storage import Storage
@@ -40,6 +41,9 @@ def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) ->
     if mode not in SAVE_MODES:
         raise WriteOptionError(f"save mode {mode!r} is not valid; valid values: {', '.join(SAVE_MODES)}")
     options = {k: v for k, v in options.items() if k != "path"}
+    by = options.pop("__partition_columns", None)  # df.write.partitionBy(...), as Spark passes it
+    if by and json.loads(by):
+        options.setdefault("hoodie.datasource.write.partitionpath.field", ",".join(json.loads(by)))
     storage, base = Storage.for_uri(path)
     exists = storage.exists(posixpath.join(base, ".hoodie", properties.PROPS_FILE))
     if exists and mode == "errorifexists":
@@ -91,16 +95,22 @@ class Writer:
         rollback_failed_writes(self.storage, self.base, timeline)
         action = self._action()
         requested = timeline.create_requested(action, self._requested_content(action))
+        crash_point("after_requested")
         inflight = timeline.transition_to_inflight(
             requested, im.encode(im.COMMIT, im.commit_metadata({}, OPERATION_TYPES[cfg.operation], None)))
+        crash_point("after_inflight")
         instant = requested.requested_time
         writer_schema = avro_schema.to_json(avro_schema.with_meta_fields(avro_schema.to_writer_style(create_schema)))
         slices = self._latest_slices()
         stats, replaced = self._write_files(df, instant, writer_schema, slices)
+        crash_point("after_files")
         self._write_partition_metadata(instant, {s["partition"] for s in stats})
+        crash_point("after_partition_metadata")
         meta = self._commit_metadata(stats, replaced, create_schema)
         kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
+        crash_point("before_complete")
         timeline.complete(inflight, im.encode(kind, meta))
+        crash_point("after_complete")
         self.storage.delete(posixpath.join(self.base, ".hoodie", ".temp", instant))
         return instant
 
@@ -142,7 +152,8 @@ class Writer:
         from pyspark.sql.pandas.types import to_arrow_schema
 
         data = [c for c in df.columns if not c.startswith("_hoodie_") or c == "_hoodie_is_deleted"]
-        incoming = avro_schema.arrow_to_avro(to_arrow_schema(df.select(*data).schema), self.cfg.table_name,
+        incoming = avro_schema.arrow_to_avro(to_arrow_schema(df.select(*data).schema, timezone="UTC"),
+                                             self.cfg.table_name,
                                              avro_schema.CREATE)
         if current is None:
             return incoming

@@ -19,6 +19,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * The table may not exist yet (a write creates it), so its snapshot is loaded on first use.
  */
 final class HudiMetaTable implements SupportsRead, SupportsWrite {
+  // No BATCH_WRITE, on purpose: Spark 4.3's DataFrameWriter.save rejects ErrorIfExists and Ignore
+  // for a table that advertises it, and sends every mode to HudiMetaSource.createRelation when it
+  // does not. V1_BATCH_WRITE + TRUNCATE serve V2 write plans (INSERT INTO/OVERWRITE) through the
+  // V1Write of HudiWriteBuilder; ACCEPT_ANY_SCHEMA because incoming rows lack the _hoodie_ columns.
   private static final Set<TableCapability> CAPABILITIES = EnumSet.of(TableCapability.BATCH_READ,
       TableCapability.V1_BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA);
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parent
 SHARED = PROJECT.parent / "shared"
 FIXTURES = SHARED / "fixtures"
 TABLE_ZIPS = sorted((FIXTURES / "hudi-tables").glob("*.zip"))

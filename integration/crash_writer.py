@@ -1,0 +1,23 @@
+"""A writer process for the crash harness: one upsert, run with PYHUDI_CRASH_AT set so that it
+kills itself at that point of the write protocol.
+
+python integration/crash_writer.py TABLE_PATH TABLE_TYPE FIRST_KEY
+"""
+import sys
+
+from pyhudi import spark_session
+from pyhudi.table import HudiTable
+
+from scenario import options, rows, SCHEMA
+
+
+def main() -> None:
+    path, table_type, first = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    spark = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
+                             "spark.sql.shuffle.partitions": "2"})
+    HudiTable(spark, path, options(table_type)).upsert(spark.createDataFrame(rows(first, 40, ts=500), SCHEMA))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
