@@ -7,8 +7,9 @@ SparkSession, :func:`spark_session` with the session it makes, and :func:`regist
 """
 from pyhudi.bridge import register, register_with_active_session
 from pyhudi.session import connector_jar, spark_session
+from pyhudi.table import HudiTable
 
-__all__ = ["connector_jar", "register", "spark_session"]
+__all__ = ["HudiTable", "connector_jar", "register", "spark_session"]
 __version__ = "0.1.0"
 
 register_with_active_session()
