@@ -175,17 +175,23 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     partition = table.column("_hoodie_partition_path")[0].as_py()
     is_delete = pc.equal(table.column(OP), DELETE)
     upserts, deletes = table.filter(pc.invert(is_delete)), table.filter(is_delete)
-    name = str(LogFileName(fg, task.instant, 1, _write_token()))
+    token = _write_token()
+    name = str(LogFileName(fg, task.instant, 1, token))
+    attempt = token.rsplit("-", 1)[1]
+    # BLOCK_IDENTIFIER "<task attempt>,<block sequence>": readers drop blocks a retried task repeated
     blocks = []
     if upserts.num_rows:
         rows = _log_rows(upserts, task, partition, fg)
+        ident = f"{attempt},{len(blocks)}"
         if task.log_block_format == "parquet":
-            blocks.append(log_format.parquet_data_block(rows, task.writer_schema, task.instant))
+            blocks.append(log_format.parquet_data_block(rows, task.writer_schema, task.instant,
+                                                        compression=task.compression, block_identifier=ident))
         else:
-            blocks.append(log_format.avro_data_block(rows, task.writer_schema, task.instant))
+            blocks.append(log_format.avro_data_block(rows, task.writer_schema, task.instant, block_identifier=ident))
     if deletes.num_rows:
         recs = [log_format.DeleteRecord(k, partition) for k in deletes.column("_hoodie_record_key").to_pylist()]
-        blocks.append(log_format.delete_block(recs, task.instant, task.writer_schema))
+        blocks.append(log_format.delete_block(recs, task.instant, task.writer_schema,
+                                              block_identifier=f"{attempt},{len(blocks)}"))
     data = log_format.encode_blocks(blocks)
     rel = posixpath.join(partition, name) if partition else name
     _marker(storage, base, task, partition, name, "APPEND")
