@@ -18,12 +18,14 @@ def spark_session(**spark_conf):
 
     Keyword arguments are Spark settings, passed as a dict since their keys hold dots:
     ``spark_session(**{"spark.master": "local[2]"})``.
-    Defaults: master ``local[*]``, session time zone UTC.
+    Defaults: master ``local[*]``, session time zone UTC, and the session catalog extended by
+    ``io.hudimeta.spark.HudiCatalog`` so that SQL ``VERSION AS OF`` / ``TIMESTAMP AS OF`` work on
+    hudi-meta tables (Spark's own session catalog refuses time travel).
     """
     from pyspark.sql import SparkSession
 
     conf = {"spark.master": "local[*]", "spark.sql.session.timeZone": "UTC",
-            "spark.app.name": "pyhudi"}
+            "spark.app.name": "pyhudi", "spark.sql.catalog.spark_catalog": "io.hudimeta.spark.HudiCatalog"}
     conf.update({k: str(v) for k, v in spark_conf.items()})
     jars = [connector_jar()]
     if conf.get("spark.jars"):

@@ -169,3 +169,18 @@ def test_metadata_listing_lists_no_data_partition(spark, fixture_tables, name):
     assert off.startswith("listing=storage")
     assert data_dirs & {str(x).split(" ", 1)[1] for x in counting.listings()}
     assert off.split(" ", 1)[1] == stats.split(" ", 1)[1]
+
+
+def test_sql_version_and_timestamp_as_of(spark, fixture_tables):
+    path = fixture_tables[MOR_TXNS]
+    spark.sql("DROP TABLE IF EXISTS txns_tt")
+    spark.sql(f"CREATE TABLE txns_tt USING `hudi-meta` LOCATION '{path}'")
+    try:
+        for t in _completed_commits(path)[:4]:
+            expected = _hudi_rs(path, t)
+            assert _canon(spark.sql(f"SELECT * FROM txns_tt VERSION AS OF '{t}'")) == expected, t
+            stamp = f"{t[:4]}-{t[4:6]}-{t[6:8]} {t[8:10]}:{t[10:12]}:{t[12:14]}.{t[14:]}"
+            assert _canon(spark.sql(f"SELECT * FROM txns_tt TIMESTAMP AS OF '{stamp}'")) == expected, t
+        assert _canon(spark.sql("SELECT * FROM txns_tt")) == _expected(MOR_TXNS, "snapshot")
+    finally:
+        spark.sql("DROP TABLE txns_tt")
