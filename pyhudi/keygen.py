@@ -2,6 +2,8 @@
 (so Spark computes them where the data is), following Apache Hudi's key generators."""
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -37,9 +39,20 @@ def partition_path(cfg: WriteConfig) -> Column:
         v = _partition_value(cfg, f)
         v = F.when(v.isNull() | (v == ""), F.lit(DEFAULT_PARTITION)).otherwise(v)
         if cfg.url_encode:
-            v = F.url_encode(v)
+            v = escape_path_name(v)
         segments.append(F.concat(F.lit(f + "="), v) if cfg.hive_style else v)
     return F.concat_ws("/", *segments)
+
+
+# Characters Hudi (like Hive) escapes as %XX in partition path values; '%' goes first so that
+# the escapes themselves are not escaped again.
+_ESCAPED = "%" + "\"#'*/:=?\\\x7f{[]^" + "".join(chr(c) for c in range(1, 0x20))
+
+
+def escape_path_name(v: Column) -> Column:
+    for ch in _ESCAPED:
+        v = F.regexp_replace(v, re.escape(ch), f"%{ord(ch):02X}")
+    return v
 
 
 def _partition_value(cfg: WriteConfig, field: str) -> Column:

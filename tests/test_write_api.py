@@ -111,3 +111,30 @@ def test_non_hudi_directory_and_new_table_errors(spark, tmp_path):
     with pytest.raises(Exception, match="null record key"):
         HudiTable(spark, fresh, OPTS).insert(spark.createDataFrame([(None, 1, "eu", "x")], SCHEMA))
     assert _fingerprint(fresh) is None  # nothing created for a rejected first write
+
+
+def test_timestamp_keygen_and_url_encoded_partitions(spark, tmp_path):
+    import pyarrow as pa
+    from hudi import HudiTableBuilder
+
+    path = str(tmp_path / "ts")
+    opts = {"hoodie.table.name": "ts", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.partitionpath.field": "epoch",
+            "hoodie.datasource.write.keygenerator.class": "org.apache.hudi.keygen.TimestampBasedKeyGenerator",
+            "hoodie.keygen.timebased.timestamp.type": "UNIX_TIMESTAMP",
+            "hoodie.keygen.timebased.output.dateformat": "yyyy/MM/dd"}
+    df = spark.createDataFrame([("a", 1705311000), ("b", 1705411000)], "id string, epoch long")
+    HudiTable(spark, path, opts).insert(df)
+    assert sorted(p.name for p in Path(path, "2024", "01").iterdir()) == ["15", "16"]
+    got = {r["id"]: r["_hoodie_partition_path"] for r in spark.read.format("hudi-meta").load(path).collect()}
+    assert got == {"a": "2024/01/15", "b": "2024/01/16"}
+    rs = pa.Table.from_batches(HudiTableBuilder.from_base_uri(path).build().read())
+    assert sorted(rs.column("id").to_pylist()) == ["a", "b"]
+
+    enc = str(tmp_path / "enc")
+    HudiTable(spark, enc, {"hoodie.table.name": "enc", "hoodie.datasource.write.recordkey.field": "id",
+                           "hoodie.datasource.write.partitionpath.field": "city",
+                           "hoodie.datasource.write.partitionpath.urlencode": "true"}).insert(
+        spark.createDataFrame([("a", "São Paulo/Centro")], "id string, city string"))
+    assert [p.name for p in Path(enc).iterdir() if not p.name.startswith(".")] == ["São Paulo%2FCentro"]
+    assert [r["city"] for r in spark.read.format("hudi-meta").load(enc).collect()] == ["São Paulo/Centro"]
