@@ -3,8 +3,8 @@
 python -m pyhudi.demo [--table ZIP_OR_DIR]
 
 1. builds the connector (if its sources changed) and starts Spark with it;
-2. creates a new version-8 table with pyhudi's format core and walks an instant through
-   requested -> inflight -> completed;
+2. writes a new merge-on-read table with pyhudi (insert, upsert with an ordering field, delete)
+   and reads it back through format("hudi-meta") and hudi-rs;
 3. reads a real Apache Hudi merge-on-read table through format("hudi-meta"): snapshot,
    read-optimized, time travel to each commit, and an incremental query.
 """
@@ -26,13 +26,24 @@ DEFAULT_TABLE = (Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "
                  / "sample_table_mor_avro__v9_txns_simple_meta.zip")
 
 
-def create_table(path: str) -> Timeline:
-    storage, base = Storage.for_uri(path)
-    schema = '{"type":"record","name":"demo_record","fields":[{"name":"id","type":"string"}]}'
-    props = properties.v8_defaults("demo", "COPY_ON_WRITE", ["id"], [], None, schema, "NON_PARTITION",
-                                   False, False)
-    properties.save(storage, base, props)
-    return Timeline.for_table(storage, base, props)
+def write_table(spark, console: Console, path: str) -> None:
+    from pyhudi.table import HudiTable
+
+    table = HudiTable(spark, path, {
+        "hoodie.table.name": "rides", "hoodie.datasource.write.recordkey.field": "ride_id",
+        "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "city",
+        "hoodie.datasource.write.hive_style_partitioning": "true",
+        "hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+    schema = "ride_id string, ts long, city string, fare double"
+    table.insert(spark.createDataFrame([(f"r{i}", 1, ("paris", "lima", "oslo")[i % 3], 10.0 + i)
+                                        for i in range(9)], schema))
+    table.upsert(spark.createDataFrame([("r1", 2, "lima", 99.0), ("r2", 0, "oslo", -1.0)], schema))
+    table.delete(spark.createDataFrame([("r3", 3, "paris", 0.0)], schema))
+    console.rule(f"written with pyhudi, read with hudi-meta: {path}")
+    table.read().select("_hoodie_commit_time", "ride_id", "city", "fare").orderBy("ride_id").show()
+    from hudi import HudiTableBuilder  # the independent reader, when installed
+    rows = sum(b.num_rows for b in HudiTableBuilder.from_base_uri(path).build().read())
+    console.print(f"hudi-rs reads {rows} rows of the same table")
 
 
 def table_root(path: str) -> str:
@@ -68,10 +79,13 @@ def main(argv: list[str] | None = None) -> None:
         spark.sparkContext.setLogLevel("ERROR")
     console.print(f"connector jar: {jar}")
 
-    new_table = tempfile.mkdtemp(prefix="pyhudi-demo-")
-    tl = create_table(new_table)
-    tl.complete(tl.transition_to_inflight(tl.create_requested("commit")), b"")
-    show_timeline(console, tl, f"new table {new_table}")
+    new_table = tempfile.mkdtemp(prefix="pyhudi-demo-") + "/rides"
+    try:
+        write_table(spark, console, new_table)
+    except ImportError:
+        console.print("(install the `hudi` package to compare with hudi-rs)")
+    storage, base = Storage.for_uri(new_table)
+    show_timeline(console, Timeline.for_table(storage, base, properties.load(storage, base)), "its timeline")
 
     path = table_root(args.table)
     storage, base = Storage.for_uri(path)
