@@ -102,6 +102,9 @@ def build(jar_dir: Path = JAR_DIR, force: bool = False, quiet: bool = False) -> 
         raise BuildError(f"{jar} is missing and no connector sources are available to build it")
     if not force and not is_stale(root, jar_dir):
         return jar
+    # the stamp names the sources as they were when compiling began: an edit made during the
+    # compile leaves the jar stale, and the next call rebuilds it
+    digest = sources_digest(root)
     javac = find_javac()
     classpath = os.pathsep.join([str(spark_jars_dir() / "*")])
     java_files = [str(p) for p in (root / "java").rglob("*.java")]
@@ -119,7 +122,7 @@ def build(jar_dir: Path = JAR_DIR, force: bool = False, quiet: bool = False) -> 
             raise BuildError("javac failed:\n" + done.stdout + done.stderr)
         jar_dir.mkdir(parents=True, exist_ok=True)
         _pack(jar, classes, root / "resources")
-    (jar_dir / STAMP_NAME).write_text(sources_digest(root))
+    (jar_dir / STAMP_NAME).write_text(digest)
     return jar
 
 

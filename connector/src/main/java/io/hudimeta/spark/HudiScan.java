@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -19,6 +21,8 @@ final class HudiScan implements Scan, Batch {
   private final StructType required;
   private final Filter[] filters;
   private List<SliceSplit> splits;
+  private String planStats = "";
+  private PruningStats pruning = PruningStats.NOT_PLANNED;
 
   HudiScan(TableSnapshot snapshot, StructType required, Filter[] filters) {
     this.snapshot = snapshot;
@@ -31,9 +35,22 @@ final class HudiScan implements Scan, Batch {
     return required;
   }
 
+  /** Planned (so with the pruning counts): Spark shows it in explain() and the SQL UI. */
   @Override
   public String description() {
-    return "hudi-meta " + snapshot.describe() + " " + snapshot.planStats();
+    splits();
+    return "hudi-meta " + snapshot.describe() + " " + planStats + " " + pruning.describe();
+  }
+
+  @Override
+  public CustomMetric[] supportedCustomMetrics() {
+    return PruningStats.metrics();
+  }
+
+  @Override
+  public CustomTaskMetric[] reportDriverMetrics() {
+    splits();
+    return pruning.driverMetrics();
   }
 
   @Override
@@ -44,6 +61,8 @@ final class HudiScan implements Scan, Batch {
   private List<SliceSplit> splits() {
     if (splits == null) {
       splits = snapshot.plan(filters);
+      planStats = snapshot.planStats();
+      pruning = snapshot.pruningStats();
     }
     return splits;
   }

@@ -55,6 +55,7 @@ final class TableSnapshot {
   private final Set<String> commitTimeFilter;
   private String planStats = "";
   private String listingSource = "";
+  private PruningStats pruningStats = PruningStats.NOT_PLANNED;
 
   private TableSnapshot(ReadOptions options, FileSystem fs) {
     this.options = options;
@@ -96,6 +97,11 @@ final class TableSnapshot {
 
   String planStats() {
     return planStats;
+  }
+
+  /** What each pruning step of the last plan left. */
+  PruningStats pruningStats() {
+    return pruningStats;
   }
 
   /** The instant the query reads as of: as.of.instant, the incremental end, or null for latest. */
@@ -189,18 +195,21 @@ final class TableSnapshot {
     return out;
   }
 
-  /** The file slices to read, after partition pruning. */
+  /** The file slices to read, after partition pruning and data skipping. */
   List<SliceSplit> plan(Filter[] filters) {
     FileListing listing = listing();
     List<String> all = listing.partitions();
-    List<String> partitions = PartitionPruner.prune(config, schema, all, filters);
+    List<String> byPath = PartitionPruner.prune(config, schema, all, filters);
+    MetadataTable mdt = listing instanceof MetadataFileListing m ? m.metadataTable() : null;
+    boolean latest = options.queryType == ReadOptions.QueryType.SNAPSHOT && queryInstant == null;
+    DataSkipping skipping = DataSkipping.of(options.dataSkipping, mdt, config, schema, filters, latest);
+    List<String> partitions = skipping.prunePartitions(byPath);
     Map<String, List<FileEntry>> files = listing.files(partitions);
     checkLatestWritesExist(files);
     FileSystemView view = new FileSystemView(timeline, config, files);
     Set<String> touched = touchedFileGroups();
     boolean readOptimized = options.queryType == ReadOptions.QueryType.READ_OPTIMIZED;
-    List<SliceSplit> splits = new ArrayList<>();
-    int fileCount = 0;
+    List<SliceSplit> candidates = new ArrayList<>();
     for (String partition : partitions) {
       for (FileSlice slice : view.latestFileSlices(partition, queryInstant)) {
         if (touched != null && !touched.contains(partition + "/" + slice.fileId())) {
@@ -208,14 +217,25 @@ final class TableSnapshot {
         }
         SliceSplit split = split(slice, readOptimized);
         if (split != null) {
-          splits.add(split);
-          fileCount += (split.baseFile == null ? 0 : 1) + split.logFiles.length;
+          candidates.add(split);
         }
       }
     }
+    List<SliceSplit> splits = skipping.pruneSlices(candidates);
+    int fileCount = fileCount(splits);
     planStats = "listing=" + listingSource + " partitions=" + partitions.size() + "/" + all.size() + " fileSlices=" + splits.size()
         + " files=" + fileCount;
+    pruningStats = new PruningStats(skipping.mode(), all.size(), byPath.size(), partitions.size(), candidates.size(),
+        splits.size(), fileCount(candidates), fileCount);
     return splits;
+  }
+
+  private static int fileCount(List<SliceSplit> splits) {
+    int n = 0;
+    for (SliceSplit split : splits) {
+      n += (split.baseFile == null ? 0 : 1) + split.logFiles.length;
+    }
+    return n;
   }
 
   /**
