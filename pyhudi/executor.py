@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pyhudi import avro_schema, base_file, log_format
+from pyhudi import avro_schema, base_file, log_format, metadata_records
 from pyhudi.filenames import BaseFileName, LogFileName
 from pyhudi.storage import Storage
 
@@ -21,7 +21,9 @@ STATS_SCHEMA = pa.schema([
     ("partition", pa.string()), ("file_id", pa.string()), ("path", pa.string()), ("prev_commit", pa.string()),
     ("num_writes", pa.int64()), ("num_deletes", pa.int64()), ("num_inserts", pa.int64()),
     ("num_update_writes", pa.int64()), ("file_size", pa.int64()), ("min_key", pa.string()),
-    ("max_key", pa.string()), ("is_log", pa.bool_()), ("base_file", pa.string())])
+    ("max_key", pa.string()), ("is_log", pa.bool_()), ("base_file", pa.string()),
+    # for the metadata table: column statistics (metadata_records.column_stats_json) and bloom filter
+    ("column_stats", pa.string()), ("bloom", pa.string())])
 STATS_DDL = ", ".join(f"{f.name} {'string' if f.type == pa.string() else 'bigint' if f.type == pa.int64() else 'boolean'}"
                       for f in STATS_SCHEMA)
 
@@ -133,7 +135,9 @@ def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
                                       filesystem=storage.fs, compression=task.compression)
     prev_commit = _instant_of(prev) if prev else "null"
     return _stats(partition, fg, rel, prev_commit, rows.num_rows, counts, stats.file_size,
-                  stats.min_record_key, stats.max_record_key, False, "")
+                  stats.min_record_key, stats.max_record_key, False, "",
+                  metadata_records.column_stats_json(rows, stats.parquet_metadata),
+                  stats.bloom_filter.serialize() if stats.bloom_filter else None)
 
 
 def _instant_of(base_name: str) -> str:
@@ -199,8 +203,9 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     keys = table.column("_hoodie_record_key")
     lo, hi = base_file.java_min_max(keys)
     counts = {"updates": upserts.num_rows, "deletes": deletes.num_rows, "inserts": 0}
+    col_stats = metadata_records.column_stats_json(_log_rows(upserts, task, partition, fg)) if upserts.num_rows else None
     return _stats(partition, fg, rel, task.instant, upserts.num_rows, counts, len(data), lo, hi, True,
-                  table.column(BASE)[0].as_py() or "")
+                  table.column(BASE)[0].as_py() or "", col_stats, None)
 
 
 def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str) -> pa.Table:
@@ -217,9 +222,10 @@ def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str) -> pa
     return out
 
 
-def _stats(partition, fg, path, prev_commit, writes, counts, size, lo, hi, is_log, base) -> pa.Table:
+def _stats(partition, fg, path, prev_commit, writes, counts, size, lo, hi, is_log, base, col_stats,
+           bloom) -> pa.Table:
     row = {"partition": partition, "file_id": fg, "path": path, "prev_commit": prev_commit,
            "num_writes": writes, "num_deletes": counts["deletes"], "num_inserts": counts["inserts"],
            "num_update_writes": counts["updates"], "file_size": size, "min_key": lo, "max_key": hi,
-           "is_log": is_log, "base_file": base}
+           "is_log": is_log, "base_file": base, "column_stats": col_stats, "bloom": bloom}
     return pa.Table.from_pylist([row], schema=STATS_SCHEMA)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import signal
 
-POINTS = ("after_requested", "after_inflight", "after_files", "after_partition_metadata", "before_complete",
-          "after_complete")
+POINTS = ("after_requested", "after_inflight", "after_files", "after_partition_metadata", "after_metadata",
+          "before_complete", "after_complete")
 
 
 def crash_point(name: str) -> None:

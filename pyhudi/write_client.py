@@ -17,6 +17,7 @@ from pyspark.sql.window import Window
 
 from pyhudi import avro_schema, executor, filenames, instant_metadata as im, keygen, properties
 from pyhudi.faults import crash_point
+from pyhudi.metadata_table import FILES, MetadataWriter
 from pyhudi.executor import BASE, DELETE, FG, INSERT, OLD, OP, UPDATE, WriteTask
 from pyhudi.rollback import rollback_failed_writes
 from pyhudi.storage import Storage
@@ -93,6 +94,7 @@ class Writer:
             self.props = self._create_table(create_schema)
         timeline = Timeline.for_table(self.storage, self.base, self.props)
         rollback_failed_writes(self.storage, self.base, timeline)
+        mdt = self._metadata_writer(timeline)
         action = self._action()
         requested = timeline.create_requested(action, self._requested_content(action))
         crash_point("after_requested")
@@ -106,6 +108,11 @@ class Writer:
         crash_point("after_files")
         self._write_partition_metadata(instant, {s["partition"] for s in stats})
         crash_point("after_partition_metadata")
+        commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
+        if mdt is not None:  # the metadata table commits at the same instant, before the data does
+            mdt.compact_if_needed()
+            mdt.commit(instant, action, stats, replaced, operation=cfg.operation, schema=commit_schema)
+        crash_point("after_metadata")
         meta = self._commit_metadata(stats, replaced, create_schema)
         kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
         crash_point("before_complete")
@@ -113,6 +120,18 @@ class Writer:
         crash_point("after_complete")
         self.storage.delete(posixpath.join(self.base, ".hoodie", ".temp", instant))
         return instant
+
+    def _metadata_writer(self, timeline: Timeline) -> MetadataWriter | None:
+        """The metadata table to commit with this write: built from one listing when the table
+        has none yet; dropped when hoodie.metadata.enable=false, so no reader trusts a stale one."""
+        mdt = MetadataWriter(self.storage, self.base, self.props)
+        if not self.cfg.metadata_enabled:
+            if mdt.exists():
+                mdt.delete()
+            return None
+        if not (mdt.exists() and FILES in mdt.partitions()):
+            mdt.initialize(timeline)
+        return mdt
 
     def _action(self) -> str:
         if self.cfg.operation in REPLACE_OPS:

@@ -89,6 +89,7 @@ class WriteConfig:
     index_type: str = "SIMPLE"
     partitions_to_delete: list[str] = field(default_factory=list)
     timestamp_options: dict[str, str] = field(default_factory=dict)
+    metadata_enabled: bool = True
 
     @classmethod
     def from_options(cls, options: dict[str, str], table_props: dict[str, str] | None = None) -> "WriteConfig":
@@ -124,6 +125,7 @@ class WriteConfig:
             index_type=_choice(merged, "hoodie.index.type", "SIMPLE", INDEX_TYPES),
             partitions_to_delete=_fields(merged, "hoodie.datasource.write.partitions.to.delete"),
             timestamp_options={k: v for k, v in merged.items() if k.startswith("hoodie.keygen.timebased.")},
+            metadata_enabled=_bool(merged, "hoodie.metadata.enable", True),
         )
 
 
