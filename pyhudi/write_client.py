@@ -110,7 +110,8 @@ class Writer:
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
         if mdt is not None:  # the metadata table commits at the same instant, before the data does
-            mdt.compact_if_needed()
+            if mdt.compact_if_needed(cfg.metadata_compact_after):
+                mdt.clean()  # older metadata file slices are no longer read by anyone
             mdt.commit(instant, action, stats, replaced, operation=cfg.operation, schema=commit_schema)
         crash_point("after_metadata")
         meta = self._commit_metadata(stats, replaced, create_schema)

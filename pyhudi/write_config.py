@@ -33,6 +33,7 @@ KNOWN = {
     "hoodie.datasource.write.partitions.to.delete", "hoodie.combine.before.insert",
     "hoodie.bulkinsert.shuffle.parallelism", "hoodie.upsert.shuffle.parallelism",
     "hoodie.insert.shuffle.parallelism", "hoodie.datasource.write.reconcile.schema", "path",
+    "hoodie.metadata.compact.max.delta.commits",
 }
 INDEX_TYPES = _same("SIMPLE", "GLOBAL_SIMPLE")
 
@@ -90,6 +91,7 @@ class WriteConfig:
     partitions_to_delete: list[str] = field(default_factory=list)
     timestamp_options: dict[str, str] = field(default_factory=dict)
     metadata_enabled: bool = True
+    metadata_compact_after: int = 10
 
     @classmethod
     def from_options(cls, options: dict[str, str], table_props: dict[str, str] | None = None) -> "WriteConfig":
@@ -126,6 +128,7 @@ class WriteConfig:
             partitions_to_delete=_fields(merged, "hoodie.datasource.write.partitions.to.delete"),
             timestamp_options={k: v for k, v in merged.items() if k.startswith("hoodie.keygen.timebased.")},
             metadata_enabled=_bool(merged, "hoodie.metadata.enable", True),
+            metadata_compact_after=int(merged.get("hoodie.metadata.compact.max.delta.commits", 10)),
         )
 
 
