@@ -17,6 +17,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import fastavro
 from fastavro.validation import ValidationError, validate
+from pyhudi.avro_binary import avro_bytes as _avro_bytes, zigzag as _zigzag
 
 SCHEMA_DIR = Path(__file__).with_name("schemas")
 AVRO_MAGIC = b"Obj\x01"
@@ -130,20 +131,6 @@ def record_fields(name: str) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------------------------------------
 # Avro container encoding
-
-
-def _zigzag(n: int) -> bytes:
-    n = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while n & ~0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _avro_bytes(b: bytes) -> bytes:
-    return _zigzag(len(b)) + b
 
 
 def encode(kind: str, obj: Mapping[str, Any], *, sync: bytes | None = None,

@@ -29,6 +29,7 @@ from enum import IntEnum
 from typing import Any, Iterable, Mapping
 
 import fastavro
+from pyhudi.avro_binary import avro_bytes as _avro_bytes, zigzag as _zigzag
 
 MAGIC = b"#HUDI#"
 LOG_FORMAT_VERSION = 1
@@ -396,20 +397,6 @@ def ordering_type_for_avro(field_type) -> str:
     if field_type not in mapping:
         raise LogFormatError(f"no ordering-value wrapper for Avro type {field_type!r}")
     return mapping[field_type]
-
-
-def _zigzag(n: int) -> bytes:
-    n = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while n & ~0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _avro_bytes(b: bytes) -> bytes:
-    return _zigzag(len(b)) + b
 
 
 def _optional_string(s: str | None) -> bytes:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import fastavro
+from pyhudi.avro_binary import avro_bytes as _bytes, zigzag as _zigzag
 
 # ---------------------------------------------------------------- partitions and types
 
@@ -699,23 +700,8 @@ def aggregate_stats(ranges: Iterable[ColumnStats], file_name: str | None, column
 
 # ---------------------------------------------------------------- Avro binary encoding
 
-def _zigzag(n: int) -> bytes:
-    n = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while n & ~0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _string(s: str) -> bytes:
-    raw = s.encode("utf-8")
-    return _zigzag(len(raw)) + raw
-
-
-def _bytes(b: bytes) -> bytes:
-    return _zigzag(len(b)) + b
+    return _bytes(s.encode("utf-8"))
 
 
 def _opt_string(s: str | None) -> bytes:
