@@ -138,3 +138,18 @@ def test_timestamp_keygen_and_url_encoded_partitions(spark, tmp_path):
         spark.createDataFrame([("a", "São Paulo/Centro")], "id string, city string"))
     assert [p.name for p in Path(enc).iterdir() if not p.name.startswith(".")] == ["São Paulo%2FCentro"]
     assert [r["city"] for r in spark.read.format("hudi-meta").load(enc).collect()] == ["São Paulo/Centro"]
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_soft_deletes_with_hoodie_is_deleted(spark, tmp_path, table_type):
+    from hudi import HudiTableBuilder
+
+    path = str(tmp_path / table_type)
+    schema = SCHEMA + ", _hoodie_is_deleted boolean"
+    t = HudiTable(spark, path, {**OPTS, "hoodie.datasource.write.table.type": table_type})
+    t.insert(spark.createDataFrame([(f"k{i}", 1, ("eu", "us")[i % 2], "v", False) for i in range(10)], schema))
+    # k1 deleted (newer), k2 not deleted (the delete loses on the ordering field)
+    t.upsert(spark.createDataFrame([("k1", 5, "us", "v", True), ("k2", 0, "eu", "v", True)], schema))
+    assert _ids(t.read()) == sorted(f"k{i}" for i in range(10) if i != 1)
+    rs = HudiTableBuilder.from_base_uri(path).build().read()
+    assert sorted(k for b in rs for k in b.column("id").to_pylist()) == _ids(t.read())
