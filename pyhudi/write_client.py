@@ -114,7 +114,7 @@ class Writer:
                 mdt.clean()  # older metadata file slices are no longer read by anyone
             mdt.commit(instant, action, stats, replaced, operation=cfg.operation, schema=commit_schema)
         crash_point("after_metadata")
-        meta = self._commit_metadata(stats, replaced, create_schema)
+        meta = self._commit_metadata(stats, replaced, commit_schema)
         kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
         crash_point("before_complete")
         timeline.complete(inflight, im.encode(kind, meta))
@@ -238,8 +238,9 @@ class Writer:
         """Adds FG (existing file group or null) and OP (U/D for existing keys, I for new)."""
         existing = self._existing_keys(partitions)
         if existing is None or self.cfg.operation in ("insert", "bulk_insert") + REPLACE_OPS:
-            return incoming.withColumn(FG, F.lit(None).cast("string")).withColumn(
-                OP, F.lit(INSERT) if self.cfg.operation != "delete" else F.lit(DELETE))
+            untagged = incoming.withColumn(FG, F.lit(None).cast("string")).withColumn(OP, F.lit(INSERT))
+            # deleting from a table with no records deletes nothing
+            return untagged.filter(F.lit(False)) if self.cfg.operation == "delete" else untagged
         cond = F.col("_hoodie_record_key") == F.col("_hudi_k")
         if self.cfg.index_type != "GLOBAL_SIMPLE":
             cond = cond & (F.col("_hoodie_partition_path") == F.col("_hudi_p"))
@@ -356,7 +357,7 @@ class Writer:
                 self.storage.write(path, filenames.partition_metadata_text(
                     instant, filenames.partition_depth(p)).encode())
 
-    def _commit_metadata(self, stats: list[dict], replaced: dict[str, list[str]], create_schema: dict) -> dict:
+    def _commit_metadata(self, stats: list[dict], replaced: dict[str, list[str]], schema: str) -> dict:
         per_partition: dict[str, list[dict]] = {}
         for s in stats:
             name = posixpath.basename(s["path"])
@@ -368,7 +369,6 @@ class Writer:
             if s["is_log"]:
                 stat.update(logVersion=1, logOffset=0, baseFile=s["base_file"] or "", logFiles=[name])
             per_partition.setdefault(s["partition"], []).append(stat)
-        schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
         op = OPERATION_TYPES[self.cfg.operation]
         if self.cfg.operation in REPLACE_OPS:
             return im.replace_commit_metadata(per_partition, op, schema, replaced)

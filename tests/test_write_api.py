@@ -153,3 +153,13 @@ def test_soft_deletes_with_hoodie_is_deleted(spark, tmp_path, table_type):
     assert _ids(t.read()) == sorted(f"k{i}" for i in range(10) if i != 1)
     rs = HudiTableBuilder.from_base_uri(path).build().read()
     assert sorted(k for b in rs for k in b.column("id").to_pylist()) == _ids(t.read())
+
+
+def test_delete_on_a_new_table_deletes_nothing(spark, tmp_path):
+    path = str(tmp_path / "t")
+    t = HudiTable(spark, path, OPTS)
+    t.delete(_rows(spark, 3))
+    assert _ids(t.read()) == []
+    t.insert(_rows(spark, 3))
+    t.delete(_rows(spark, 2, start=50))  # keys that are not there
+    assert _ids(t.read()) == ["k0", "k1", "k2"]
