@@ -49,7 +49,10 @@ def main(argv: list[str] | None = None) -> int:
         doc = json.load(f)
     report.write_markdown(doc, out)
     plots.write_all(doc, out)
-    Console().print(report.summary_table(doc))
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 150))
+    console.print(report.summary_table(doc))
     return 0
 
 

@@ -122,10 +122,12 @@ def write_markdown(doc: dict, out: str) -> str:
     add("## Results")
     for wid, w in WORKLOADS.items():
         cases = _cases(doc, wid)
-        if not cases:
-            continue
         add("")
         add(f"### {w.title} (`{wid}`)")
+        if not cases:
+            add("")
+            add("Not measured at this scale in these runs (see `--only` and `--resume`).")
+            continue
         add("")
         add(f"One timed run: {w.what}.")
         add("")

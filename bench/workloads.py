@@ -234,8 +234,6 @@ def upsert(ctx: RunContext) -> list[Case]:
 # ---- point lookup and range scan ------------------------------------------------------------------
 
 def _query_cases(ctx: RunContext, workload: str, predicate_of: Callable[[int], list], expected_of: Callable[[int], int]):
-    from pyspark.sql import functions as F  # noqa: F401 - pyspark is a dependency of the project
-
     from bench import spark as sparkutil
     from bench.systems import delta, hudi, iceberg, parquet
 

@@ -312,13 +312,19 @@ class Writer:
             replaced = self._file_groups_of(slices, set(partitions))
         elif cfg.operation == "insert_overwrite_table":
             replaced = self._file_groups_of(slices, {s["partitionPath"] for s in slices})
-        tagged, _ = self._assign_inserts(self._tag(incoming, partitions), slices)
-        work = self._with_old_rows(tagged, slices)
-        task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
-                         self.props.get("hoodie.record.merge.mode") == "EVENT_TIME_ORDERING",
-                         cfg.log_block_format, cfg.compression)
-        out = work.groupBy(FG).applyInArrow(lambda t: executor.write_group(t, task), executor.STATS_DDL)
-        return [r.asDict() for r in out.collect()], replaced
+        # tagging joins the batch with every key of the affected partitions: keep its result, the
+        # insert counts, the touched file groups and the write all read it
+        tagged_keys = self._tag(incoming, partitions).persist()
+        try:
+            tagged, _ = self._assign_inserts(tagged_keys, slices)
+            work = self._with_old_rows(tagged, slices)
+            task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
+                             self.props.get("hoodie.record.merge.mode") == "EVENT_TIME_ORDERING",
+                             cfg.log_block_format, cfg.compression)
+            out = work.groupBy(FG).applyInArrow(lambda t: executor.write_group(t, task), executor.STATS_DDL)
+            return [r.asDict() for r in out.collect()], replaced
+        finally:
+            tagged_keys.unpersist()
 
     @staticmethod
     def _file_groups_of(slices: list[dict], partitions: set[str]) -> dict[str, list[str]]:
