@@ -2,7 +2,7 @@
 
   pyhudi timeline PATH                       the instants of a table
   pyhudi rollback PATH                       roll back writes that never completed (a writer that died)
-  pyhudi metadata create|delete PATH         build (from one listing) or drop the metadata table
+  pyhudi metadata create|delete PATH         build (from one listing, writers need not stop) or drop it
   pyhudi metadata validate PATH              compare the metadata table with a real listing
   pyhudi metadata stats PATH                 what the metadata table holds
   pyhudi metadata perf PATH                  partitions/files lookups: metadata table vs listing
@@ -58,8 +58,12 @@ def _metadata(path: str) -> MetadataWriter:
 def cmd_metadata(args, console: Console) -> int:
     mdt = _metadata(args.path)
     if args.action == "create":
-        with console.status("building the metadata table from one listing..."):
-            instants = mdt.initialize()
+        with console.status("listing the table (writers may go on meanwhile)...") as status:
+            def progress(stage: str, detail: str) -> None:
+                console.print(f"{stage}: {detail}")
+                status.update({"listed": "building the metadata partitions...",
+                               "built": "applying writes completed during the build..."}.get(stage, "finishing..."))
+            instants = mdt.initialize(progress=progress)
         console.print(f"metadata table created: partitions {', '.join(mdt.partitions())} "
                       f"(instants {', '.join(instants)})")
         return 0

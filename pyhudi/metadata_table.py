@@ -9,10 +9,15 @@ describes. `MetadataWriter` does what the write protocol (DESIGN.md step 5) need
 * `initialize` builds `files`, `column_stats`, `bloom_filters` and (partitioned tables only)
   `partition_stats` from a listing of the data table, each at its own `00000000000000xxx`
   deltacommit with one base HFile per non-empty file group and the bootstrap log file (one empty
-  delete block) per file group, then lists the partitions in the data table's hoodie.properties;
+  delete block) per file group, then lists the partitions in the data table's hoodie.properties.
+  It does not block writers (RFC-15 "Initial creation"): while the partitions are listed as
+  inflight and the build's heartbeat is fresh, writers leave the MDT alone; the build then applies
+  the data instants completed since its listing (`catch_up`) before it marks the partitions done.
+  The last catch-up and the mark are made under the `handoff` lock, which a writer that found the
+  build running takes to decide again and complete its instant: no write goes unseen by both;
 * `commit` writes one MDT deltacommit at a data instant's time, before the data instant is
   published: a log file per touched file group with an HFile data block (and a delete block for
-  dropped partitions);
+  dropped partitions); completed data instants the MDT misses are applied first;
 * `compact_if_needed` / `compact` merge each file group's latest slice into a new base HFile
   (compaction.requested with a HoodieCompactionPlan, inflight, completed as commit);
 * `clean` keeps the latest N file slices of every file group (a clean instant on the MDT);
@@ -39,6 +44,7 @@ from __future__ import annotations
 
 import bisect
 import posixpath
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
@@ -50,7 +56,7 @@ from pyhudi import log_format as lf
 from pyhudi import metadata_records as mr
 from pyhudi.metadata_records import (BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, ColumnStats,
                                      MetadataRecord)
-from pyhudi.storage import Storage
+from pyhudi.storage import AlreadyExists, Storage
 from pyhudi.timeline import COMPLETED, Instant, InstantTimeGenerator, Timeline
 
 METADATA_FOLDER = "metadata"
@@ -69,6 +75,11 @@ NEWEST = "9" * 17  # completion time standing in for the instant being committed
 PARTITIONS_KEY = "hoodie.table.metadata.partitions"
 INFLIGHT_PARTITIONS_KEY = "hoodie.table.metadata.partitions.inflight"
 WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit", "compaction", "clustering", "logcompaction")
+DATA_WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")  # what catch-up applies from the data timeline
+HEARTBEAT_FILE = ".hoodie/.heartbeat/initialization"  # under the MDT; holds the builder's epoch seconds
+HEARTBEAT_INTERVAL_S = 10.0
+HEARTBEAT_EXPIRY_S = 60.0  # older than this, the build is taken for dead and may be redone
+HANDOFF_LOCK = ".hoodie/.aux/metadata_build.lock"  # under the data table; see `handoff`
 
 
 class MetadataTableError(RuntimeError):
@@ -343,6 +354,69 @@ class _SliceRead:
 # ---------------------------------------------------------------- the writer
 
 
+class _Heartbeat:
+    """Refreshes `path` with the current time every few seconds while a build runs, so writers
+    can tell a live build (leave the MDT alone) from one that died (build it again)."""
+
+    def __init__(self, storage: Storage, path: str):
+        self.storage, self.path = storage, path
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mdt-init-heartbeat", daemon=True)
+
+    def beat(self) -> None:
+        self.storage.write(self.path, repr(time.time()).encode())
+
+    def _run(self) -> None:
+        while not self._stop.wait(HEARTBEAT_INTERVAL_S):
+            self.beat()
+
+    def __enter__(self) -> "_Heartbeat":
+        self.beat()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        if self.storage.exists(self.path):
+            self.storage.delete(self.path)
+
+
+class _HandoffLock:
+    """A lock file created atomically (create-if-absent), held for the moment a build hands the
+    MDT over to writers; one left by a process that died is broken after HEARTBEAT_EXPIRY_S."""
+
+    def __init__(self, storage: Storage, path: str, timeout_s: float = 2 * HEARTBEAT_EXPIRY_S):
+        self.storage, self.path, self.timeout_s = storage, path, timeout_s
+
+    def __enter__(self) -> "_HandoffLock":
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                self.storage.create_if_absent(self.path, repr(time.time()).encode())
+                return self
+            except AlreadyExists:
+                if self._stale():
+                    self.storage.delete(self.path)
+                elif time.monotonic() > deadline:
+                    raise MetadataTableError(f"{self.path} is held by another writer for over {self.timeout_s:.0f} s; "
+                                             "if no writer or metadata build is running, delete it") from None
+                time.sleep(0.05)
+
+    def _stale(self) -> bool:
+        try:
+            return time.time() - float(self.storage.read(self.path).decode()) > HEARTBEAT_EXPIRY_S
+        except (OSError, ValueError):
+            return False
+
+    def __exit__(self, *exc) -> None:
+        self.storage.delete(self.path)
+
+
+def _no_progress(stage: str, detail: str) -> None:
+    pass
+
+
 class MetadataWriter:
     """Writes the metadata table of the data table at `base_path` (see the module comment).
 
@@ -377,6 +451,7 @@ class MetadataWriter:
         self.max_columns_to_index = max_columns_to_index
         self._times = InstantTimeGenerator.for_table(storage, self.base_path)
         self._footers: dict[tuple[str, str], tuple] = {}
+        self._building: list[str] | None = None  # the partitions `initialize` is building
 
     # ---- basics ----------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -387,6 +462,10 @@ class MetadataWriter:
         listed = set(_csv(self.data_props.get(PARTITIONS_KEY)))
         listed -= set(_csv(self.data_props.get(INFLIGHT_PARTITIONS_KEY)))
         return [p for p in mr.PARTITION_ORDER if p in listed and p in SUPPORTED_PARTITIONS]
+
+    def _live_partitions(self) -> list[str]:
+        """The partitions commits write to: the completed ones, or the ones being built."""
+        return self._building if self._building is not None else self.partitions()
 
     def data_timeline(self) -> Timeline:
         return Timeline.for_table(self.storage, self.base_path, self.data_props)
@@ -409,37 +488,86 @@ class MetadataWriter:
         return mr.columns_to_index(schema, self._populate_meta_fields(), self.max_columns_to_index)
 
     def _save_data_props(self, updates: Mapping[str, str | None]) -> None:
+        """Applies `updates` to hoodie.properties as stored now (a build runs long; others may have
+        changed other keys meanwhile) and to `data_props`."""
+        current = properties.load(self.storage, self.base_path)
         for k, v in updates.items():
             if v is None:
-                self.data_props.pop(k, None)
+                current.pop(k, None)
             else:
-                self.data_props[k] = v
-        properties.save(self.storage, self.base_path, self.data_props, updated=True)
+                current[k] = v
+        properties.save(self.storage, self.base_path, current, updated=True)
+        self.data_props.clear()
+        self.data_props.update(current)
 
     # ---- initialisation -------------------------------------------------------------------
     def initialize(self, data_timeline: Timeline | None = None,
-                   listing: Mapping[str, Iterable[tuple]] | None = None) -> list[str]:
-        """Creates the MDT of a table that has none and returns the initialisation instants.
+                   listing: Mapping[str, Iterable[tuple]] | None = None,
+                   progress: Callable[[str, str], None] = _no_progress) -> list[str]:
+        """Creates the MDT of a table that has none, without blocking writers, and returns the
+        initialisation instants (module comment).
 
         `listing`: partition path -> [(file name, size, column stats or None[, bloom])] of the
-        table's committed files (`listing_from_storage` when None). Column stats are
-        `column_stats_json` output; base files without them (and without a bloom filter) are
-        read from their Parquet footers.
+        files of the instants completed on `data_timeline` (`listing_from_storage` when None).
+        Column stats are `column_stats_json` output; base files without them (and without a bloom
+        filter) are read from their Parquet footers. `progress(stage, detail)` is told of the
+        stages "listed", "built", "caught-up", "handing-over" (under the
+        `handoff` lock) and "ready".
         """
         if self.exists() and FILES in self.partitions():
             raise MetadataTableError(f"{self.mdt_path} already exists; delete() it first to rebuild it")
+        if self.build_in_progress():
+            raise MetadataTableError(f"another process is building {self.mdt_path} (its heartbeat is fresh); "
+                                     f"wait for it, or delete() the metadata table if that process is gone")
         if self.storage.exists(self.mdt_path):
             self.storage.delete(self.mdt_path)  # left over by an initialisation that died
         data_timeline = data_timeline or self.data_timeline()
         data = _DataTimeline(data_timeline)
-        if listing is None:
-            listing = listing_from_storage(self.storage, self.base_path, data_timeline)
-        files = self._normalise_listing(listing)
         parts = [p for p in self.requested_partitions if p != PARTITION_STATS or self._is_partitioned()]
         # readers skip a metadata table whose partitions are inflight: a crash from here on is harmless
         self._save_data_props({PARTITIONS_KEY: "", INFLIGHT_PARTITIONS_KEY: ",".join(sorted(parts))})
-        self._footers: dict[tuple[str, str], tuple] = {}
+        self.storage.mkdirs(f"{self.mdt_path}/.hoodie/.heartbeat")
+        with _Heartbeat(self.storage, f"{self.mdt_path}/{HEARTBEAT_FILE}"):
+            if listing is None:
+                listing = listing_from_storage(self.storage, self.base_path, data_timeline)
+            files = self._normalise_listing(listing)
+            progress("listed", f"{sum(len(f) for f in files.values())} files in {len(files)} partitions")
+            instants = self._build(parts, files, data)
+            progress("built", f"partitions {', '.join(parts)}")
+            snapshot = set(data.completed)
+            self._building = parts
+            try:
+                applied = self.catch_up(covered=lambda i: i.requested_time in snapshot)
+                progress("caught-up", f"{len(applied)} instants completed during the build applied")
+                with self.handoff():  # writers completing now wait for the last few instants and the mark
+                    progress("handing-over", "writers finishing now wait for the last catch-up")
+                    applied += self.catch_up(covered=lambda i: i.requested_time in snapshot)
+                    # the table was rebuilt from scratch: exactly these partitions exist now
+                    self._save_data_props({PARTITIONS_KEY: ",".join(sorted(parts)), INFLIGHT_PARTITIONS_KEY: ""})
+            finally:
+                self._building = None
+        progress("ready", f"partitions {', '.join(parts)}; {len(applied)} writes made during the build applied")
+        return instants
 
+    def handoff(self) -> _HandoffLock:
+        """The lock under which a build makes its last catch-up and marks the MDT ready, and a
+        writer that found the build running decides again and completes its instant: so no write
+        completes unseen by both the build and the MDT (hold it briefly)."""
+        return _HandoffLock(self.storage, f"{self.base_path}/{HANDOFF_LOCK}")
+
+    def build_in_progress(self) -> bool:
+        """Whether another process is building this MDT now: partitions inflight, heartbeat fresh."""
+        if not _csv(self.data_props.get(INFLIGHT_PARTITIONS_KEY)):
+            return False
+        path = f"{self.mdt_path}/{HEARTBEAT_FILE}"
+        try:
+            beat = float(self.storage.read(path).decode())
+        except (OSError, ValueError):
+            return False
+        return time.time() - beat < HEARTBEAT_EXPIRY_S
+
+    def _build(self, parts: list[str], files: dict[str, dict[str, tuple]], data: "_DataTimeline") -> list[str]:
+        self._footers = {}
         mdt_props = metadata_table_properties(self.data_props)
         hoodie = f"{self.mdt_path}/.hoodie"
         for d in ("timeline/history", ".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids", ".schema",
@@ -457,8 +585,6 @@ class MetadataWriter:
             records = self._initial_records(part, files, stats, cols, data, t)
             self._write_initial_partition(tl, part, t, records)
             instants.append(t)
-        # the table was rebuilt from scratch: exactly these partitions exist now
-        self._save_data_props({PARTITIONS_KEY: ",".join(sorted(parts)), INFLIGHT_PARTITIONS_KEY: ""})
         return instants
 
     @staticmethod
@@ -608,8 +734,17 @@ class MetadataWriter:
         operation (delete_partition also drops the partitions' statistics). `schema`: the
         writer schema of this instant (column selection; the latest committed one when None).
         """
-        if not self.exists() or FILES not in self.partitions():
+        if not self.exists() or FILES not in self._live_partitions():
             raise MetadataTableError(f"{self.base_path} has no metadata table; initialize() it first")
+        self.catch_up()
+        return self._commit(instant, action, write_stats, replaced_file_ids, deleted_files,
+                            deleted_partitions=deleted_partitions, operation=operation, schema=schema)
+
+    def _commit(self, instant: str, action: str, write_stats: Iterable[Mapping],
+                replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
+                deleted_files: Mapping[str, Iterable[str]] | None = None, *,
+                deleted_partitions: Iterable[str] = (), operation: str | None = None,
+                schema: str | None = None) -> Instant:
         state = _MdtState(self)
         self._rollback_failed(state, keep=None)
         if instant in {i.requested_time for i in state.instants}:
@@ -623,7 +758,7 @@ class MetadataWriter:
                         replaced_file_ids, deleted_files, deleted_partitions, operation, schema
                         ) -> tuple[dict[str, list[MetadataRecord]], dict[str, list[str]]]:
         """The records (and delete-block keys) of one data instant, per MDT partition."""
-        enabled = set(self.partitions())
+        enabled = set(self._live_partitions())
         write_stats = [dict(s) for s in write_stats]
         replaced = {p: set(ids) for p, ids in (replaced_file_ids or {}).items()}
         deleted = {p: [posixpath.basename(n) for n in names] for p, names in (deleted_files or {}).items()}
@@ -708,10 +843,11 @@ class MetadataWriter:
             mine = new_stats.get(p, {})
             wanted = [mr.column_stats_key(c, p, n) for n in live if n not in mine for c in cols]
             found = self.read_partition(COLUMN_STATS, keys=wanted, state=state) if wanted else {}
-            per_file: dict[str, dict[str, ColumnStats]] = {n: dict(mine[n]) for n in live if n in mine}
+            per_file: dict[str, dict[str, ColumnStats]] = {n: dict(mine.get(n, {})) for n in live}
             for rec in found.values():
                 if rec.is_present and rec.stats is not None:
-                    per_file.setdefault(rec.stats.file_name, {})[rec.stats.column_name] = rec.stats
+                    if rec.stats.file_name in per_file:
+                        per_file[rec.stats.file_name][rec.stats.column_name] = rec.stats
             out += self._partition_stats(p, cols, per_file)
         return out
 
@@ -730,10 +866,13 @@ class MetadataWriter:
     @staticmethod
     def _partition_stats(partition: str, cols: list[str] | None,
                          per_file: Mapping[str, Mapping[str, ColumnStats]]) -> list[MetadataRecord]:
+        """`per_file`: the stats of every file of the partition's latest slices. A column some file
+        has no stats for (a log file, a file written before the column existed) gets no record:
+        bounds over the other files could rule out rows that file holds."""
         out = []
         for c in cols or []:
-            ranges = [by_col[c] for by_col in per_file.values() if c in by_col]
-            if not ranges:
+            ranges = [by_col.get(c) for by_col in per_file.values()]
+            if not ranges or None in ranges:
                 continue
             agg = mr.aggregate_stats(ranges, partition, c, tight=True)
             out.append(mr.partition_stats_record(partition, agg))
@@ -783,6 +922,55 @@ class MetadataWriter:
                     runtimeStats=_runtime(upsert=_millis_since(start))))
         meta = im.commit_metadata(done_stats, "UPSERT_PREPPED", mr.schema_text_without_meta_fields())
         return tl.complete(inflight, im.encode(im.COMMIT, meta))
+
+    # ---- catching up with the data timeline ---------------------------------------------------
+    def catch_up(self, covered: Callable[[Instant], bool] | None = None) -> list[str]:
+        """Applies the completed data writes the MDT misses, in completion order, until none is
+        left; returns their instant times. A write is missed when it completed while the MDT was
+        being built (or in the moment before the build marked it done), so it has no MDT deltacommit.
+        `covered(instant)`: whether the MDT's initial listing holds that instant's files (default:
+        it completed no later than the initialisation)."""
+        applied: list[str] = []
+        while True:
+            state = _MdtState(self)
+            covered_by = covered or self._covered_by_init(state)
+            missed = sorted((i for i in state.data.completed.values()
+                             if i.action in DATA_WRITE_ACTIONS and i.requested_time not in state.completed
+                             and not covered_by(i)), key=lambda i: (i.completion_time or "", i.requested_time))
+            if not missed:
+                return applied
+            for inst in missed:
+                self._apply_data_instant(state.data.timeline, inst)
+                applied.append(inst.requested_time)
+
+    @staticmethod
+    def _covered_by_init(state: _MdtState) -> Callable[[Instant], bool]:
+        inits = [i.completion_time for t, i in state.completed.items() if t.startswith(INIT_INSTANT_PREFIX)]
+        done = [i.completion_time for i in state.completed.values() if i.completion_time]
+        mark = max(inits) if inits and all(inits) else min(done, default=None)
+        if mark is None:
+            return lambda i: True
+        return lambda i: (i.completion_time or "") <= mark
+
+    def _apply_data_instant(self, timeline: Timeline, inst: Instant) -> None:
+        """Writes the MDT deltacommit of a completed data instant from its commit metadata and the
+        footers of the base files it wrote."""
+        meta = im.decode(timeline.read(inst), layout_version=timeline.layout)
+        stats = []
+        for partition, s in im.write_stats(meta):
+            if not s.get("path"):
+                continue
+            name = posixpath.basename(s["path"])
+            is_log = filenames.is_log(name)
+            col_stats = bloom = bloom_type = None
+            if not is_log and name.endswith(".parquet"):
+                col_stats, bloom, bloom_type = self._footer(partition, name)
+            stats.append({"partition": partition, "file_id": s.get("fileId"), "path": s["path"],
+                          "file_size": s.get("fileSizeInBytes") or 0, "is_log": is_log,
+                          "num_writes": s.get("numWrites") or 0, "column_stats": col_stats, "bloom": bloom,
+                          "bloom_type": bloom_type})
+        self._commit(inst.requested_time, inst.action, stats, im.replaced_file_ids(meta),
+                     operation=meta.get("operationType"), schema=im.schema_of(meta))
 
     # ---- rollback ---------------------------------------------------------------------------
     def rollback(self, instant: str) -> bool:

@@ -7,9 +7,12 @@ executors (a marker before each file), then publish the completed instant atomic
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import math
 import posixpath
+from typing import Iterator
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -23,6 +26,8 @@ from pyhudi.rollback import rollback_failed_writes
 from pyhudi.storage import Storage
 from pyhudi.timeline import Timeline
 from pyhudi.write_config import WriteConfig, WriteOptionError
+
+log = logging.getLogger(__name__)
 
 SAVE_MODES = ("append", "overwrite", "errorifexists", "ignore")
 REPLACE_OPS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
@@ -94,7 +99,6 @@ class Writer:
             self.props = self._create_table(create_schema)
         timeline = Timeline.for_table(self.storage, self.base, self.props)
         rollback_failed_writes(self.storage, self.base, timeline)
-        mdt = self._metadata_writer(timeline)
         action = self._action()
         requested = timeline.create_requested(action, self._requested_content(action))
         crash_point("after_requested")
@@ -109,30 +113,49 @@ class Writer:
         self._write_partition_metadata(instant, {s["partition"] for s in stats})
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
-        if mdt is not None:  # the metadata table commits at the same instant, before the data does
-            if mdt.compact_if_needed(cfg.metadata_compact_after):
-                mdt.clean()  # older metadata file slices are no longer read by anyone
-            mdt.commit(instant, action, stats, replaced, operation=cfg.operation, schema=commit_schema)
-        crash_point("after_metadata")
-        meta = self._commit_metadata(stats, replaced, commit_schema)
-        kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
-        crash_point("before_complete")
-        timeline.complete(inflight, im.encode(kind, meta))
+        with self._metadata_stage(timeline) as mdt:
+            if mdt is not None:  # the metadata table commits at the same instant, before the data does
+                if mdt.compact_if_needed(cfg.metadata_compact_after):
+                    mdt.clean()  # older metadata file slices are no longer read by anyone
+                mdt.commit(instant, action, stats, replaced, operation=cfg.operation, schema=commit_schema)
+            crash_point("after_metadata")
+            meta = self._commit_metadata(stats, replaced, commit_schema)
+            kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
+            crash_point("before_complete")
+            timeline.complete(inflight, im.encode(kind, meta))
         crash_point("after_complete")
         self.storage.delete(posixpath.join(self.base, ".hoodie", ".temp", instant))
         return instant
 
-    def _metadata_writer(self, timeline: Timeline) -> MetadataWriter | None:
-        """The metadata table to commit with this write: built from one listing when the table
-        has none yet; dropped when hoodie.metadata.enable=false, so no reader trusts a stale one."""
-        mdt = MetadataWriter(self.storage, self.base, self.props)
+    @contextlib.contextmanager
+    def _metadata_stage(self, timeline: Timeline) -> Iterator[MetadataWriter | None]:
+        """The metadata table to commit with this write, decided just before the commit from
+        hoodie.properties as stored now: built from one listing when the table has none yet;
+        dropped when hoodie.metadata.enable=false, so no reader trusts a stale one. While another
+        process builds it, the decision is made again under the build's hand-off lock, held until
+        the data instant completes (the build then applies this write, or has just finished)."""
+        mdt = self._fresh_metadata_writer()
         if not self.cfg.metadata_enabled:
             if mdt.exists():
                 mdt.delete()
-            return None
-        if not (mdt.exists() and FILES in mdt.partitions()):
+            yield None
+        elif mdt.exists() and FILES in mdt.partitions():
+            yield mdt
+        elif not mdt.build_in_progress():
             mdt.initialize(timeline)
-        return mdt
+            yield mdt
+        else:
+            with mdt.handoff():
+                mdt = self._fresh_metadata_writer()
+                if FILES in mdt.partitions():
+                    yield mdt
+                else:
+                    log.info("the metadata table of %s is being built; the build applies this write", self.path)
+                    yield None
+
+    def _fresh_metadata_writer(self) -> MetadataWriter:
+        self.props = properties.load(self.storage, self.base)
+        return MetadataWriter(self.storage, self.base, self.props)
 
     def _action(self) -> str:
         if self.cfg.operation in REPLACE_OPS:
