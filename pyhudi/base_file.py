@@ -17,7 +17,8 @@ Physical layout choices, so that Spark, hudi-rs and Hudi itself read the same lo
   and which pyarrow cannot write; every reader involved (Spark's Parquet reader, arrow-rs in
   hudi-rs, parquet-avro in Hudi) resolves both forms, and Spark's own writer emits 3-level too.
 * No `ARROW:schema` footer entry, so the footer keys are exactly Hudi's.
-* GZIP by default (`hoodie.parquet.compression.codec` default in Hudi 1.0).
+* ZSTD by default: Apache Hudi's default `hoodie.parquet.compression.codec` on Spark 3.5 and newer
+  (it was GZIP before); it decodes several times faster than GZIP at a similar size.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ AVRO_SCHEMA_KEY = "parquet.avro.schema"
 WRITER_MODEL_KEY = "writer.model.name"
 
 COMMIT_TIME, SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME = avro_schema.META_FIELDS
-DEFAULT_COMPRESSION = "gzip"
+DEFAULT_COMPRESSION = "zstd"
 
 
 class BaseFileError(ValueError):

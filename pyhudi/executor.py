@@ -88,10 +88,11 @@ def _incoming_wins(old: pa.Table, j: int, new: pa.Table, i: int, task: WriteTask
     return o is None or (n is not None and n >= o)
 
 
-def _is_deleted(table: pa.Table, i: int) -> bool:
+def _deleted_flags(table: pa.Table) -> list[bool]:
+    """Per row: does _hoodie_is_deleted mark it a soft delete?"""
     if "_hoodie_is_deleted" not in table.column_names:
-        return False
-    return bool(table.column("_hoodie_is_deleted")[i].as_py())
+        return [False] * table.num_rows
+    return [bool(v) for v in table.column("_hoodie_is_deleted").to_pylist()]
 
 
 def merge(table: pa.Table, task: WriteTask) -> tuple[pa.Table, pa.Table, dict]:
@@ -100,6 +101,7 @@ def merge(table: pa.Table, task: WriteTask) -> tuple[pa.Table, pa.Table, dict]:
     old, new = table.filter(is_old), table.filter(pc.invert(is_old))
     new_index = {k: i for i, k in enumerate(new.column("_hoodie_record_key").to_pylist())}
     ops = new.column(OP).to_pylist()
+    soft_deleted = _deleted_flags(new)
     keep_old, take_new, consumed = [], [], set()
     updates = deletes = 0
     for j, key in enumerate(old.column("_hoodie_record_key").to_pylist()):
@@ -108,7 +110,7 @@ def merge(table: pa.Table, task: WriteTask) -> tuple[pa.Table, pa.Table, dict]:
             keep_old.append(j)
             continue
         consumed.add(i)
-        if ops[i] == DELETE or (_incoming_wins(old, j, new, i, task) and _is_deleted(new, i)):
+        if ops[i] == DELETE or (_incoming_wins(old, j, new, i, task) and soft_deleted[i]):
             deletes += 1
         elif _incoming_wins(old, j, new, i, task):
             take_new.append(i)
@@ -116,7 +118,7 @@ def merge(table: pa.Table, task: WriteTask) -> tuple[pa.Table, pa.Table, dict]:
         else:
             keep_old.append(j)
     inserts = [i for i in range(new.num_rows)
-               if i not in consumed and ops[i] != DELETE and not _is_deleted(new, i)]
+               if i not in consumed and ops[i] != DELETE and not soft_deleted[i]]
     counts = {"updates": updates, "deletes": deletes, "inserts": len(inserts)}
     return old.take(pa.array(keep_old, pa.int64())), new.take(pa.array(take_new + inserts, pa.int64())), counts
 

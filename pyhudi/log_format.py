@@ -294,7 +294,7 @@ def _as_records(records) -> list:
 
 
 def parquet_data_block(table, schema: str | dict, instant_time: str, *,
-                       compression: str = "gzip", block_identifier: str | None = None,
+                       compression: str = "zstd", block_identifier: str | None = None,
                        extra_header: Mapping[int, str] | None = None, **writer_options) -> LogBlock:
     """A Parquet data block: the records (with meta columns) as one in-memory Parquet file,
     without bloom/min/max footer keys (Hudi's Parquet log blocks carry none)."""

@@ -29,6 +29,9 @@ from pyhudi.write_config import WriteConfig, WriteOptionError
 
 log = logging.getLogger(__name__)
 
+# batches up to this many records are tagged by broadcasting their keys to the scan of the table's
+# keys (about 100 bytes each); bigger ones by a shuffle join
+BROADCAST_TAGGING_MAX_RECORDS = 1_000_000
 SAVE_MODES = ("append", "overwrite", "errorifexists", "ignore")
 REPLACE_OPS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
 OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
@@ -257,15 +260,24 @@ class Writer:
         tl = Timeline.for_table(self.storage, self.base, self.props)
         return bool(tl.completed(("commit", "deltacommit", "replacecommit")))
 
-    def _tag(self, incoming: DataFrame, partitions: list[str]) -> DataFrame:
+    def _tag(self, incoming: DataFrame, partitions: list[str], records: int) -> DataFrame:
         """Adds FG (existing file group or null) and OP (U/D for existing keys, I for new)."""
         existing = self._existing_keys(partitions)
         if existing is None or self.cfg.operation in ("insert", "bulk_insert") + REPLACE_OPS:
             untagged = incoming.withColumn(FG, F.lit(None).cast("string")).withColumn(OP, F.lit(INSERT))
             # deleting from a table with no records deletes nothing
             return untagged.filter(F.lit(False)) if self.cfg.operation == "delete" else untagged
+        global_index = self.cfg.index_type == "GLOBAL_SIMPLE"
+        if records <= BROADCAST_TAGGING_MAX_RECORDS:
+            # a small batch's keys go to every task scanning the table's keys: no shuffle of those
+            batch = incoming.select(F.col("_hoodie_record_key").alias("_hudi_bk"),
+                                    F.col("_hoodie_partition_path").alias("_hudi_bp"))
+            hit = F.col("_hudi_k") == F.col("_hudi_bk")
+            if not global_index:
+                hit = hit & (F.col("_hudi_p") == F.col("_hudi_bp"))
+            existing = existing.join(F.broadcast(batch), hit, "left_semi")
         cond = F.col("_hoodie_record_key") == F.col("_hudi_k")
-        if self.cfg.index_type != "GLOBAL_SIMPLE":
+        if not global_index:
             cond = cond & (F.col("_hoodie_partition_path") == F.col("_hudi_p"))
         tagged = incoming.join(existing, cond, "left")
         if self.cfg.index_type == "GLOBAL_SIMPLE":  # updates stay in the record's current partition
@@ -329,15 +341,25 @@ class Writer:
             if df is not None:
                 targets |= {r[0] for r in keygen.with_keys(df, cfg).select("_hoodie_partition_path").distinct().collect()}
             return [], self._file_groups_of(slices, targets)
-        incoming = self._incoming(df)
-        partitions = [r[0] for r in incoming.select("_hoodie_partition_path").distinct().collect()]
+        # the keyed batch feeds the partition counts, the tagging and the write: computed once
+        incoming = self._incoming(df).persist()
+        try:
+            return self._write_batch(incoming, instant, writer_schema, slices, replaced)
+        finally:
+            incoming.unpersist()
+
+    def _write_batch(self, incoming: DataFrame, instant: str, writer_schema: str, slices: list[dict],
+                     replaced: dict[str, list[str]]):
+        cfg = self.cfg
+        counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
+        partitions = list(counts)
         if cfg.operation == "insert_overwrite":
             replaced = self._file_groups_of(slices, set(partitions))
         elif cfg.operation == "insert_overwrite_table":
             replaced = self._file_groups_of(slices, {s["partitionPath"] for s in slices})
         # tagging joins the batch with every key of the affected partitions: keep its result, the
         # insert counts, the touched file groups and the write all read it
-        tagged_keys = self._tag(incoming, partitions).persist()
+        tagged_keys = self._tag(incoming, partitions, sum(counts.values())).persist()
         try:
             tagged, _ = self._assign_inserts(tagged_keys, slices)
             work = self._with_old_rows(tagged, slices)

@@ -19,6 +19,9 @@ KEYGEN_CLASSES = {"org.apache.hudi.keygen.SimpleKeyGenerator": "SIMPLE",
                   "org.apache.hudi.keygen.NonpartitionedKeyGenerator": "NON_PARTITION",
                   "org.apache.hudi.keygen.TimestampBasedKeyGenerator": "TIMESTAMP"}
 LOG_BLOCK_FORMATS = _same("avro", "parquet")
+# Parquet codec names as Hudi takes them -> as pyarrow writes them
+CODECS = {"zstd": "zstd", "gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "brotli": "brotli",
+          "uncompressed": "none", "none": "none"}
 
 K = "hoodie.datasource.write."
 KNOWN = {
@@ -86,7 +89,7 @@ class WriteConfig:
     max_file_size: int = 125829120
     record_size_estimate: int = 1024
     log_block_format: str = "avro"
-    compression: str = "gzip"
+    compression: str = "zstd"
     index_type: str = "SIMPLE"
     partitions_to_delete: list[str] = field(default_factory=list)
     timestamp_options: dict[str, str] = field(default_factory=dict)
@@ -123,7 +126,7 @@ class WriteConfig:
             max_file_size=int(merged.get("hoodie.parquet.max.file.size", 125829120)),
             record_size_estimate=int(merged.get("hoodie.copyonwrite.record.size.estimate", 1024)),
             log_block_format=_choice(merged, "hoodie.logfile.data.block.format", "avro", LOG_BLOCK_FORMATS),
-            compression=merged.get("hoodie.parquet.compression.codec", "gzip").lower(),
+            compression=_choice(merged, "hoodie.parquet.compression.codec", "zstd", CODECS),
             index_type=_choice(merged, "hoodie.index.type", "SIMPLE", INDEX_TYPES),
             partitions_to_delete=_fields(merged, "hoodie.datasource.write.partitions.to.delete"),
             timestamp_options={k: v for k, v in merged.items() if k.startswith("hoodie.keygen.timebased.")},

@@ -96,7 +96,7 @@ def test_physical_layout(tmp_path):
     assert cols["byteField"].physical_type == "INT32" and cols["byteField"].logical_type.type == "NONE"
     assert cols["dateField"].logical_type.type == "DATE"
     assert "arrayField.list.element.f1" in cols  # standard 3-level list
-    assert {md.row_group(0).column(i).compression for i in range(md.num_columns)} == {"GZIP"}
+    assert {md.row_group(0).column(i).compression for i in range(md.num_columns)} == {"ZSTD"}
     assert b"ARROW:schema" not in md.metadata
 
 

@@ -3,7 +3,7 @@
 Settings (Apache Hudi's keys; everything else is pyhudi's default, which follows Apache Hudi's):
 record key `id`, ordering (precombine) field `updated_at`, partition path field `day` (simple key
 generator, partition directories named by value), simple index, Parquet base files compressed
-with gzip (hoodie.parquet.compression.codec default), Avro log blocks for merge-on-read updates,
+with zstd (hoodie.parquet.compression.codec default), Avro log blocks for merge-on-read updates,
 the metadata table on (files, column_stats, partition_stats, bloom_filters), which hudi-meta uses
 for listing and data skipping.
 """
@@ -23,7 +23,7 @@ OPTIONS = {
     "hoodie.datasource.write.partitionpath.field": datagen.PARTITION,
 }
 TABLE_TYPES = {"COW": "COPY_ON_WRITE", "MOR": "MERGE_ON_READ"}
-SETTINGS = ("pyhudi defaults: simple index, gzip Parquet base files (hoodie.parquet.compression.codec), "
+SETTINGS = ("pyhudi defaults: simple index (small batches tagged by broadcasting their keys), zstd Parquet base files (hoodie.parquet.compression.codec), "
             "120 MB max base file, Avro log blocks, metadata table written by every commit "
             "(hoodie.metadata.enable, default true: files, column_stats, partition_stats, bloom_filters); "
             "keys: recordkey.field=id, precombine.field=updated_at, partitionpath.field=day. hudi-meta reads with "
