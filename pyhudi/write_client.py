@@ -366,7 +366,10 @@ class Writer:
             task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                              self.props.get("hoodie.record.merge.mode") == "EVENT_TIME_ORDERING",
                              cfg.log_block_format, cfg.compression)
-            out = work.groupBy(FG).applyInArrow(lambda t: executor.write_group(t, task), executor.STATS_DDL)
+            # an explicit task count: a small batch would otherwise be coalesced into one task, on one core
+            tasks = cfg.shuffle_parallelism or 2 * self.spark.sparkContext.defaultParallelism
+            out = work.repartition(tasks, FG).groupBy(FG).applyInArrow(lambda t: executor.write_group(t, task),
+                                                                      executor.STATS_DDL)
             return [r.asDict() for r in out.collect()], replaced
         finally:
             tagged_keys.unpersist()

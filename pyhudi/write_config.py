@@ -41,8 +41,24 @@ KNOWN = {
 INDEX_TYPES = _same("SIMPLE", "GLOBAL_SIMPLE")
 
 
+PARALLELISM_KEYS = {"bulk_insert": "hoodie.bulkinsert.shuffle.parallelism", "insert": "hoodie.insert.shuffle.parallelism",
+                    "insert_overwrite": "hoodie.insert.shuffle.parallelism",
+                    "insert_overwrite_table": "hoodie.insert.shuffle.parallelism"}
+
+
 class WriteOptionError(ValueError):
     pass
+
+
+def _positive_int(options, key) -> int:
+    raw = options.get(key, "0")
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise WriteOptionError(f"{key}={raw} is not valid; give a number of tasks (0 = automatic)")
+    return value
 
 
 def _check_known(options: dict[str, str]) -> None:
@@ -95,6 +111,7 @@ class WriteConfig:
     timestamp_options: dict[str, str] = field(default_factory=dict)
     metadata_enabled: bool = True
     metadata_compact_after: int = 10
+    shuffle_parallelism: int = 0  # tasks writing files; 0: twice Spark's default parallelism
 
     @classmethod
     def from_options(cls, options: dict[str, str], table_props: dict[str, str] | None = None) -> "WriteConfig":
@@ -132,6 +149,8 @@ class WriteConfig:
             timestamp_options={k: v for k, v in merged.items() if k.startswith("hoodie.keygen.timebased.")},
             metadata_enabled=_bool(merged, "hoodie.metadata.enable", True),
             metadata_compact_after=int(merged.get("hoodie.metadata.compact.max.delta.commits", 10)),
+            shuffle_parallelism=_positive_int(merged, PARALLELISM_KEYS.get(merged.get(K + "operation", "upsert").lower(),
+                                                                          "hoodie.upsert.shuffle.parallelism")),
         )
 
 
