@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -54,10 +55,15 @@ public final class TableConfig {
   private final Path sourceFile;
   private final Map<String, String> props;
 
+  // asked once per file when planning: parsed once (benign races: immutable values)
+  private TableType tableType;
+  private int layoutVersion;
+  private String baseFileFormat;
+
   private TableConfig(Path basePath, Path sourceFile, Map<String, String> props) {
     this.basePath = basePath;
     this.sourceFile = sourceFile;
-    this.props = props;
+    this.props = new LinkedHashMap<>(props); // hashed lookups, the given (sorted) order kept
   }
 
   /** Reads and validates the table config of the table at {@code basePath}. */
@@ -217,7 +223,10 @@ public final class TableConfig {
   }
 
   public TableType tableType() {
-    return TableType.valueOf(props.get(TYPE).trim());
+    if (tableType == null) {
+      tableType = TableType.valueOf(props.get(TYPE).trim());
+    }
+    return tableType;
   }
 
   public boolean isMergeOnRead() {
@@ -230,7 +239,10 @@ public final class TableConfig {
 
   /** 2 for table versions 8+, 1 before; inferred from the table version when the key is absent. */
   public int timelineLayoutVersion() {
-    return props.containsKey(TIMELINE_LAYOUT) ? intValue(TIMELINE_LAYOUT) : (tableVersion() >= 8 ? 2 : 1);
+    if (layoutVersion == 0) {
+      layoutVersion = props.containsKey(TIMELINE_LAYOUT) ? intValue(TIMELINE_LAYOUT) : (tableVersion() >= 8 ? 2 : 1);
+    }
+    return layoutVersion;
   }
 
   public List<String> recordKeyFields() {
@@ -360,8 +372,11 @@ public final class TableConfig {
 
   /** PARQUET (default), HFILE, ORC... */
   public String baseFileFormat() {
-    String alt = props.getOrDefault("hoodie.table.base.file.format", props.get("hoodie.table.ro.file.format"));
-    return alt == null ? "PARQUET" : alt.trim().toUpperCase();
+    if (baseFileFormat == null) {
+      String alt = props.getOrDefault("hoodie.table.base.file.format", props.get("hoodie.table.ro.file.format"));
+      baseFileFormat = alt == null ? "PARQUET" : alt.trim().toUpperCase();
+    }
+    return baseFileFormat;
   }
 
   /** Extension of base files with the dot, e.g. {@code .parquet}. */

@@ -51,6 +51,19 @@ public final class Timeline {
   private final List<Instant> instants;
   private final Map<String, Instant> byTime = new HashMap<>();
   private final Map<String, JsonNode> contents = new ConcurrentHashMap<>();
+  /** Length and modification time of each listed instant file: with its path, a cache key. */
+  private final Map<String, String> stamps = new HashMap<>();
+  /**
+   * Commit metadata parsed before, across plans and timelines: a completed instant file never
+   * changes, and re-parsing a commit of many files on every plan dominates planning a big table.
+   */
+  private static final Map<String, CommitMetadata> PARSED = Collections.synchronizedMap(
+      new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, CommitMetadata> eldest) {
+          return size() > 256;
+        }
+      });
   private final Map<String, Visibility> visibilities = new ConcurrentHashMap<>();
   private volatile Set<String> rolledBack;
 
@@ -74,12 +87,16 @@ public final class Timeline {
       throw new HudiTableException("cannot list timeline directory " + dir + ": " + e.getMessage(), e);
     }
     List<String> names = new ArrayList<>();
+    Map<String, String> stamps = new HashMap<>();
     for (FileStatus status : statuses) {
       if (status.isFile()) {
         names.add(status.getPath().getName());
+        stamps.put(status.getPath().getName(), status.getLen() + ":" + status.getModificationTime());
       }
     }
-    return new Timeline(fs, config, dir, collapse(names));
+    Timeline timeline = new Timeline(fs, config, dir, collapse(names));
+    timeline.stamps.putAll(stamps);
+    return timeline;
   }
 
   /** Keeps, per requested time, the file showing the most advanced state. */
@@ -200,7 +217,17 @@ public final class Timeline {
   }
 
   public CommitMetadata commitMetadata(Instant instant) {
-    return CommitMetadata.fromJson(metadata(instant));
+    String stamp = instant.isCompleted() ? stamps.get(instant.fileName()) : null;
+    if (stamp == null) {
+      return CommitMetadata.fromJson(metadata(instant));
+    }
+    String key = new Path(dir, instant.fileName()) + "#" + stamp;
+    CommitMetadata cached = PARSED.get(key);
+    if (cached == null) {
+      cached = CommitMetadata.fromJson(metadata(instant));
+      PARSED.put(key, cached);
+    }
+    return cached;
   }
 
   private boolean exists(String fileName) {
