@@ -12,6 +12,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -169,7 +170,7 @@ public final class MetadataRecord {
   // ---- decoding helpers ----
 
   private static Map<String, FileInfo> fileMap(Object value) {
-    Map<String, FileInfo> out = new TreeMap<>();
+    Map<String, FileInfo> out = new HashMap<>(); // liveFiles() sorts
     if (value instanceof Map<?, ?> map) {
       map.forEach((name, info) -> {
         GenericRecord r = (GenericRecord) info;

@@ -81,7 +81,10 @@ final class HudiScan implements Scan, Batch {
     RowFilter rowFilter = snapshot.commitTimeFilter() == null ? RowFilter.ALL
         : new RowFilter(mergeSchema.fieldIndex(TableSnapshot.COMMIT_TIME), snapshot.commitTimeFilter());
     SparkSession session = SparkSession.active();
-    return new HudiReaderFactory(ParquetConf.broadcast(session, required), ParquetConf.broadcast(session, mergeSchema),
+    var requiredConf = ParquetConf.broadcast(session, required);
+    // one broadcast when merging needs no extra column (a full scan): each costs the Hadoop conf's serialisation
+    var mergeConf = mergeSchema.equals(required) ? requiredConf : ParquetConf.broadcast(session, mergeSchema);
+    return new HudiReaderFactory(requiredConf, mergeConf,
         snapshot.schema(), required, mergeSchema, filters, spec, snapshot.visibleInstants(), rowFilter, anyLogs,
         snapshot.driftedColumns());
   }

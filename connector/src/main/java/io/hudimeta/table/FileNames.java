@@ -6,7 +6,6 @@ import java.util.regex.Pattern;
 /** Parsing and formatting of data file names; the rules of FORMAT-NOTES §1.1 and §6.1. */
 public final class FileNames {
   private static final Pattern LOG = Pattern.compile("\\.(.+?)_(\\d+)\\.log\\.(\\d+)(?:_(\\d+-\\d+-\\d+))?([.-]cdc)?");
-  private static final Pattern DIGITS = Pattern.compile("\\d+");
   public static final String PARTITION_METAFILE_PREFIX = ".hoodie_partition_metadata";
 
   private FileNames() {
@@ -24,11 +23,20 @@ public final class FileNames {
     }
     String rest = name.substring(last + 1);
     int dot = rest.indexOf('.');
-    if (dot <= 0 || dot == rest.length() - 1 || !DIGITS.matcher(rest.substring(0, dot)).matches()) {
+    if (dot <= 0 || dot == rest.length() - 1 || !allDigits(rest, dot)) {
       return null;
     }
     return new BaseFile(name, name.substring(0, first), name.substring(first + 1, last), rest.substring(0, dot),
         rest.substring(dot + 1), size);
+  }
+
+  private static boolean allDigits(String s, int end) {
+    for (int i = 0; i < end; i++) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Log file from its name, or null when the name is not a log file name. */

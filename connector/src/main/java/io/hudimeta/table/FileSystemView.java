@@ -122,12 +122,16 @@ public final class FileSystemView {
   }
 
   private boolean isBaseFormat(String extension) {
-    String ext = extension.toLowerCase();
-    if (config.multipleBaseFileFormats()) {
-      return BASE_FORMATS.contains(ext);
+    if (baseExtension == null) { // once per view: asked for every file
+      multipleFormats = config.multipleBaseFileFormats();
+      baseExtension = config.baseFileFormat().toLowerCase();
     }
-    return ext.equals(config.baseFileFormat().toLowerCase());
+    String ext = extension.toLowerCase();
+    return multipleFormats ? BASE_FORMATS.contains(ext) : ext.equals(baseExtension);
   }
+
+  private boolean multipleFormats;
+  private String baseExtension;
 
   private static final class GroupFiles {
     final List<BaseFile> bases = new ArrayList<>();
