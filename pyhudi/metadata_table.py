@@ -354,6 +354,19 @@ class _SliceRead:
 # ---------------------------------------------------------------- the writer
 
 
+def _stamp() -> bytes:
+    """What heartbeat and lock files hold: the writer's clock, epoch seconds."""
+    return repr(time.time()).encode()
+
+
+def _age_s(storage: Storage, path: str) -> float | None:
+    """Seconds since the stamp in `path` was written; None when it is missing or unreadable."""
+    try:
+        return time.time() - float(storage.read(path).decode())
+    except (OSError, ValueError):
+        return None
+
+
 class _Heartbeat:
     """Refreshes `path` with the current time every few seconds while a build runs, so writers
     can tell a live build (leave the MDT alone) from one that died (build it again)."""
@@ -364,7 +377,7 @@ class _Heartbeat:
         self._thread = threading.Thread(target=self._run, name="mdt-init-heartbeat", daemon=True)
 
     def beat(self) -> None:
-        self.storage.write(self.path, repr(time.time()).encode())
+        self.storage.write(self.path, _stamp())
 
     def _run(self) -> None:
         while not self._stop.wait(HEARTBEAT_INTERVAL_S):
@@ -393,7 +406,7 @@ class _HandoffLock:
         deadline = time.monotonic() + self.timeout_s
         while True:
             try:
-                self.storage.create_if_absent(self.path, repr(time.time()).encode())
+                self.storage.create_if_absent(self.path, _stamp())
                 return self
             except AlreadyExists:
                 if self._stale():
@@ -404,10 +417,8 @@ class _HandoffLock:
                 time.sleep(0.05)
 
     def _stale(self) -> bool:
-        try:
-            return time.time() - float(self.storage.read(self.path).decode()) > HEARTBEAT_EXPIRY_S
-        except (OSError, ValueError):
-            return False
+        age = _age_s(self.storage, self.path)
+        return age is not None and age > HEARTBEAT_EXPIRY_S
 
     def __exit__(self, *exc) -> None:
         self.storage.delete(self.path)
@@ -559,12 +570,8 @@ class MetadataWriter:
         """Whether another process is building this MDT now: partitions inflight, heartbeat fresh."""
         if not _csv(self.data_props.get(INFLIGHT_PARTITIONS_KEY)):
             return False
-        path = f"{self.mdt_path}/{HEARTBEAT_FILE}"
-        try:
-            beat = float(self.storage.read(path).decode())
-        except (OSError, ValueError):
-            return False
-        return time.time() - beat < HEARTBEAT_EXPIRY_S
+        age = _age_s(self.storage, f"{self.mdt_path}/{HEARTBEAT_FILE}")
+        return age is not None and age < HEARTBEAT_EXPIRY_S
 
     def _build(self, parts: list[str], files: dict[str, dict[str, tuple]], data: "_DataTimeline") -> list[str]:
         self._footers = {}
@@ -736,16 +743,16 @@ class MetadataWriter:
         """
         if not self.exists() or FILES not in self._live_partitions():
             raise MetadataTableError(f"{self.base_path} has no metadata table; initialize() it first")
-        self.catch_up()
+        _, state = self._catch_up(None)
         return self._commit(instant, action, write_stats, replaced_file_ids, deleted_files,
-                            deleted_partitions=deleted_partitions, operation=operation, schema=schema)
+                            deleted_partitions=deleted_partitions, operation=operation, schema=schema, state=state)
 
     def _commit(self, instant: str, action: str, write_stats: Iterable[Mapping],
                 replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
                 deleted_files: Mapping[str, Iterable[str]] | None = None, *,
                 deleted_partitions: Iterable[str] = (), operation: str | None = None,
-                schema: str | None = None) -> Instant:
-        state = _MdtState(self)
+                schema: str | None = None, state: _MdtState | None = None) -> Instant:
+        state = state or _MdtState(self)
         self._rollback_failed(state, keep=None)
         if instant in {i.requested_time for i in state.instants}:
             self.rollback(instant)  # a retry of the same data instant: apply it afresh
@@ -930,6 +937,10 @@ class MetadataWriter:
         being built (or in the moment before the build marked it done), so it has no MDT deltacommit.
         `covered(instant)`: whether the MDT's initial listing holds that instant's files (default:
         it completed no later than the initialisation)."""
+        return self._catch_up(covered)[0]
+
+    def _catch_up(self, covered: Callable[[Instant], bool] | None) -> tuple[list[str], _MdtState]:
+        """`catch_up`, also returning the state it last read (current: nothing was applied after it)."""
         applied: list[str] = []
         while True:
             state = _MdtState(self)
@@ -938,7 +949,7 @@ class MetadataWriter:
                              if i.action in DATA_WRITE_ACTIONS and i.requested_time not in state.completed
                              and not covered_by(i)), key=lambda i: (i.completion_time or "", i.requested_time))
             if not missed:
-                return applied
+                return applied, state
             for inst in missed:
                 self._apply_data_instant(state.data.timeline, inst)
                 applied.append(inst.requested_time)

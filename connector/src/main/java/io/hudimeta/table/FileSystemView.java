@@ -23,12 +23,16 @@ public final class FileSystemView {
   private final TableConfig config;
   private final Map<String, List<FileEntry>> listing;
   private final Map<String, Map<String, GroupFiles>> parsed = new ConcurrentHashMap<>();
+  private final boolean multipleFormats; // asked for every file: read from the config once
+  private final String baseExtension;
 
   /** @param listing partition path ("" when non-partitioned) to the files in it */
   public FileSystemView(Timeline timeline, TableConfig config, Map<String, List<FileEntry>> listing) {
     this.timeline = timeline;
     this.config = config;
     this.listing = new TreeMap<>(listing);
+    this.multipleFormats = config.multipleBaseFileFormats();
+    this.baseExtension = config.baseFileFormat().toLowerCase();
   }
 
   /** A view over every partition the listing knows. */
@@ -122,16 +126,9 @@ public final class FileSystemView {
   }
 
   private boolean isBaseFormat(String extension) {
-    if (baseExtension == null) { // once per view: asked for every file
-      multipleFormats = config.multipleBaseFileFormats();
-      baseExtension = config.baseFileFormat().toLowerCase();
-    }
     String ext = extension.toLowerCase();
     return multipleFormats ? BASE_FORMATS.contains(ext) : ext.equals(baseExtension);
   }
-
-  private boolean multipleFormats;
-  private String baseExtension;
 
   private static final class GroupFiles {
     final List<BaseFile> bases = new ArrayList<>();
