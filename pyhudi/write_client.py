@@ -18,7 +18,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
-from pyhudi import avro_schema, executor, filenames, instant_metadata as im, keygen, properties
+from pyhudi import avro_schema, bucket_index, executor, filenames, instant_metadata as im, keygen, properties
 from pyhudi.faults import crash_point
 from pyhudi.metadata_table import FILES, MetadataWriter
 from pyhudi.executor import BASE, DELETE, FG, INSERT, OLD, OP, UPDATE, WriteTask
@@ -102,6 +102,9 @@ class Writer:
             self.props = self._create_table(create_schema)
         timeline = Timeline.for_table(self.storage, self.base, self.props)
         rollback_failed_writes(self.storage, self.base, timeline)
+        slices = self._latest_slices()
+        if cfg.index_type == "BUCKET":  # a table laid out otherwise fails here, before any instant
+            bucket_index.existing_buckets(slices, {s["partitionPath"] for s in slices}, cfg)
         action = self._action()
         requested = timeline.create_requested(action, self._requested_content(action))
         crash_point("after_requested")
@@ -110,7 +113,6 @@ class Writer:
         crash_point("after_inflight")
         instant = requested.requested_time
         writer_schema = avro_schema.to_json(avro_schema.with_meta_fields(avro_schema.to_writer_style(create_schema)))
-        slices = self._latest_slices()
         stats, replaced = self._write_files(df, instant, writer_schema, slices)
         crash_point("after_files")
         self._write_partition_metadata(instant, {s["partition"] for s in stats})
@@ -221,6 +223,8 @@ class Writer:
                                        cfg.ordering_field, avro_schema.to_json(create_schema), cfg.keygen,
                                        cfg.hive_style, cfg.url_encode)
         props.update({f"hoodie.{k[len('hoodie.'):]}": v for k, v in cfg.timestamp_options.items()})
+        if cfg.index_type == "BUCKET":
+            props.update(bucket_index.table_properties(cfg))
         self.storage.mkdirs(posixpath.join(self.base, ".hoodie", "timeline", "history"))
         properties.save(self.storage, self.base, props)
         return props
@@ -237,6 +241,8 @@ class Writer:
                                            and c not in ("_hoodie_record_key", "_hoodie_partition_path")]), cfg)
         if cfg.operation in ("upsert", "delete"):
             keyed = self._dedupe(keyed)
+        if cfg.index_type == "BUCKET":
+            keyed = keyed.withColumn(bucket_index.BUCKET, bucket_index.bucket_column(self.spark, cfg))
         return keyed
 
     def _dedupe(self, df: DataFrame) -> DataFrame:
@@ -244,6 +250,9 @@ class Writer:
         order = F.col(self.cfg.ordering_field).desc_nulls_last() if self.cfg.ordering_field and \
             self.cfg.ordering_field in df.columns else F.monotonically_increasing_id().desc()
         w = Window.partitionBy("_hoodie_record_key").orderBy(order)
+        # the window's shuffle sized like the write: with Spark's 200 default partitions (which
+        # adaptive execution does not coalesce once cached) every later pass runs 200 tasks
+        df = df.repartition(self._tasks(), "_hoodie_record_key")
         return df.withColumn("_hudi_rn", F.row_number().over(w)).filter("_hudi_rn = 1").drop("_hudi_rn")
 
     def _existing_keys(self, partitions: list[str]) -> DataFrame | None:
@@ -351,28 +360,39 @@ class Writer:
     def _write_batch(self, incoming: DataFrame, instant: str, writer_schema: str, slices: list[dict],
                      replaced: dict[str, list[str]]):
         cfg = self.cfg
-        counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
-        partitions = list(counts)
+        by_bucket = cfg.index_type == "BUCKET"
+        group = ["_hoodie_partition_path"] + ([bucket_index.BUCKET] if by_bucket else [])
+        counts = {tuple(r[:-1]): r[-1] for r in incoming.groupBy(*group).count().collect()}
+        partitions = list(dict.fromkeys(k[0] for k in counts))
         if cfg.operation == "insert_overwrite":
             replaced = self._file_groups_of(slices, set(partitions))
         elif cfg.operation == "insert_overwrite_table":
             replaced = self._file_groups_of(slices, {s["partitionPath"] for s in slices})
-        # tagging joins the batch with every key of the affected partitions: keep its result, the
-        # insert counts, the touched file groups and the write all read it
-        tagged_keys = self._tag(incoming, partitions, sum(counts.values())).persist()
+        # where each record goes (its bucket's file group, or a join with the keys of the affected
+        # partitions) is computed once: the insert counts, the touched file groups and the write read it
+        if by_bucket:
+            kept = set(partitions) - set(replaced)
+            located = bucket_index.locate(self.spark, incoming, counts,
+                                          bucket_index.existing_buckets(slices, kept, cfg), cfg.operation)
+        else:
+            located = self._tag(incoming, partitions, sum(counts.values()))
+        tagged_keys = located.persist()
         try:
-            tagged, _ = self._assign_inserts(tagged_keys, slices)
+            tagged = tagged_keys if by_bucket else self._assign_inserts(tagged_keys, slices)[0]
             work = self._with_old_rows(tagged, slices)
             task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                              self.props.get("hoodie.record.merge.mode") == "EVENT_TIME_ORDERING",
                              cfg.log_block_format, cfg.compression)
-            # an explicit task count: a small batch would otherwise be coalesced into one task, on one core
-            tasks = cfg.shuffle_parallelism or 2 * self.spark.sparkContext.defaultParallelism
-            out = work.repartition(tasks, FG).groupBy(FG).applyInArrow(lambda t: executor.write_group(t, task),
+            out = work.repartition(self._tasks(), FG).groupBy(FG).applyInArrow(lambda t: executor.write_group(t, task),
                                                                       executor.STATS_DDL)
             return [r.asDict() for r in out.collect()], replaced
         finally:
             tagged_keys.unpersist()
+
+    def _tasks(self) -> int:
+        """Tasks of the write's shuffles. Explicit: adaptive execution would coalesce a small batch
+        into one task, on one core."""
+        return self.cfg.shuffle_parallelism or 2 * self.spark.sparkContext.defaultParallelism
 
     @staticmethod
     def _file_groups_of(slices: list[dict], partitions: set[str]) -> dict[str, list[str]]:

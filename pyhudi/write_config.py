@@ -36,9 +36,12 @@ KNOWN = {
     "hoodie.datasource.write.partitions.to.delete", "hoodie.combine.before.insert",
     "hoodie.bulkinsert.shuffle.parallelism", "hoodie.upsert.shuffle.parallelism",
     "hoodie.insert.shuffle.parallelism", "hoodie.datasource.write.reconcile.schema", "path",
-    "hoodie.metadata.compact.max.delta.commits",
+    "hoodie.metadata.compact.max.delta.commits", "hoodie.bucket.index.num.buckets", "hoodie.bucket.index.hash.field",
+    "hoodie.index.bucket.engine",
 }
-INDEX_TYPES = _same("SIMPLE", "GLOBAL_SIMPLE")
+INDEX_TYPES = _same("SIMPLE", "GLOBAL_SIMPLE", "BUCKET")
+BUCKET_ENGINES = _same("SIMPLE")
+DEFAULT_BUCKETS = 256  # Apache Hudi's hoodie.bucket.index.num.buckets default
 
 
 PARALLELISM_KEYS = {"bulk_insert": "hoodie.bulkinsert.shuffle.parallelism", "insert": "hoodie.insert.shuffle.parallelism",
@@ -112,6 +115,8 @@ class WriteConfig:
     metadata_enabled: bool = True
     metadata_compact_after: int = 10
     shuffle_parallelism: int = 0  # tasks writing files; 0: twice Spark's default parallelism
+    bucket_count: int = DEFAULT_BUCKETS  # file groups per partition under the bucket index
+    bucket_hash_fields: list[str] = field(default_factory=list)  # record key fields hashed to a bucket
 
     @classmethod
     def from_options(cls, options: dict[str, str], table_props: dict[str, str] | None = None) -> "WriteConfig":
@@ -129,6 +134,9 @@ class WriteConfig:
             raise WriteOptionError(f"{K}recordkey.field is required (the record key column(s))")
         parts = _fields(merged, K + "partitionpath.field")
         keygen = _keygen(merged, keys, parts)
+        index_type = _choice(merged, "hoodie.index.type", "SIMPLE", INDEX_TYPES)
+        if index_type == "BUCKET":
+            _choice(merged, "hoodie.index.bucket.engine", "SIMPLE", BUCKET_ENGINES)
         return cls(
             table_name=name,
             operation=_choice(merged, K + "operation", "upsert", OPERATIONS),
@@ -144,14 +152,34 @@ class WriteConfig:
             record_size_estimate=int(merged.get("hoodie.copyonwrite.record.size.estimate", 1024)),
             log_block_format=_choice(merged, "hoodie.logfile.data.block.format", "avro", LOG_BLOCK_FORMATS),
             compression=_choice(merged, "hoodie.parquet.compression.codec", "zstd", CODECS),
-            index_type=_choice(merged, "hoodie.index.type", "SIMPLE", INDEX_TYPES),
+            index_type=index_type,
             partitions_to_delete=_fields(merged, "hoodie.datasource.write.partitions.to.delete"),
             timestamp_options={k: v for k, v in merged.items() if k.startswith("hoodie.keygen.timebased.")},
             metadata_enabled=_bool(merged, "hoodie.metadata.enable", True),
             metadata_compact_after=int(merged.get("hoodie.metadata.compact.max.delta.commits", 10)),
             shuffle_parallelism=_positive_int(merged, PARALLELISM_KEYS.get(merged.get(K + "operation", "upsert").lower(),
                                                                           "hoodie.upsert.shuffle.parallelism")),
+            bucket_count=_bucket_count(merged),
+            bucket_hash_fields=_hash_fields(merged, keys),
         )
+
+
+def _bucket_count(options) -> int:
+    raw = options.get("hoodie.bucket.index.num.buckets", str(DEFAULT_BUCKETS))
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise WriteOptionError(f"hoodie.bucket.index.num.buckets={raw} is not valid; give the number of buckets "
+                               "(file groups) per partition, at least 1")
+    return int(raw)
+
+
+def _hash_fields(options, keys: list[str]) -> list[str]:
+    """The bucket index hashes these record key fields (all of them unless told otherwise)."""
+    fields = _fields(options, "hoodie.bucket.index.hash.field") or keys
+    stray = [f for f in fields if f not in keys]
+    if stray:
+        raise WriteOptionError(f"hoodie.bucket.index.hash.field names {', '.join(stray)}, not a record key field "
+                               f"({', '.join(keys)}); a record's bucket must follow from its key")
+    return fields
 
 
 def _keygen(options, keys, parts) -> str:
@@ -177,7 +205,11 @@ def _from_table(props: dict[str, str]) -> dict[str, str]:
                "hoodie.table.type": K + "table.type",
                "hoodie.datasource.write.hive_style_partitioning": K + "hive_style_partitioning",
                "hoodie.datasource.write.partitionpath.urlencode": K + "partitionpath.urlencode",
-               "hoodie.table.keygenerator.type": K + "keygenerator.type"}
+               "hoodie.table.keygenerator.type": K + "keygenerator.type",
+               # a bucket-indexed table keeps its layout: pyhudi records it when creating the table
+               "hoodie.index.type": "hoodie.index.type",
+               "hoodie.bucket.index.num.buckets": "hoodie.bucket.index.num.buckets",
+               "hoodie.bucket.index.hash.field": "hoodie.bucket.index.hash.field"}
     return {opt: props[p] for p, opt in mapping.items() if p in props}
 
 
@@ -186,9 +218,13 @@ def _check_consistent(options: dict[str, str], props: dict[str, str]) -> None:
         return
     for p, opt in (("hoodie.table.recordkey.fields", K + "recordkey.field"),
                    ("hoodie.table.partition.fields", K + "partitionpath.field"),
-                   ("hoodie.table.type", K + "table.type")):
+                   ("hoodie.table.type", K + "table.type"),
+                   ("hoodie.index.type", "hoodie.index.type"),
+                   ("hoodie.bucket.index.num.buckets", "hoodie.bucket.index.num.buckets"),
+                   ("hoodie.bucket.index.hash.field", "hoodie.bucket.index.hash.field")):
         if opt in options and p in props:
             want = options[opt] if opt != K + "table.type" else TABLE_TYPES.get(options[opt].lower(), options[opt])
+            want = want.upper() if opt == "hoodie.index.type" else want
             if [f.split(":")[0].strip() for f in want.split(",")] != [f.split(":")[0] for f in props[p].split(",")]:
                 raise WriteOptionError(f"{opt}={options[opt]} contradicts the existing table ({p}={props[p]}); "
-                                       "a table's keys, partitioning and type are fixed when it is created")
+                                       "a table's keys, partitioning, type and bucket layout are fixed when it is created")

@@ -31,6 +31,12 @@ CONFIGS = {
                                       "hoodie.datasource.write.recordkey.field": "id,seq"}, "avro"),
     "mor_hive_parquet_logs": ("MERGE_ON_READ", {"hoodie.datasource.write.partitionpath.field": "region",
                                                 "hoodie.datasource.write.hive_style_partitioning": "true"}, "parquet"),
+    "mor_bucket": ("MERGE_ON_READ", {"hoodie.datasource.write.partitionpath.field": "region",
+                                     "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "8"}, "avro"),
+    "cow_bucket_complex": ("COPY_ON_WRITE", {"hoodie.datasource.write.partitionpath.field": "region",
+                                             "hoodie.datasource.write.recordkey.field": "id,seq",
+                                             "hoodie.index.type": "BUCKET", "hoodie.bucket.index.hash.field": "id",
+                                             "hoodie.bucket.index.num.buckets": "3"}, "avro"),
 }
 REGIONS = ["eu", "us", "apac"]
 

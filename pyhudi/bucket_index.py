@@ -1,0 +1,91 @@
+"""Apache Hudi's simple bucket index (hoodie.index.type=BUCKET).
+
+Each partition holds a fixed number of buckets, one file group each, whose file id starts with
+the bucket number (8 digits). A record's bucket is a hash of its key (Java's List<String>
+hashCode, computed in the JVM by io.hudimeta.table.BucketIndex), so a write finds the file group of
+every record without reading any key of the table: updates and inserts of an existing bucket go to
+its file group (a log file on merge-on-read), those of a new bucket to a new file group.
+"""
+from __future__ import annotations
+
+import uuid
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from pyhudi.executor import DELETE, FG, INSERT, OP, UPDATE
+from pyhudi.write_config import WriteConfig
+
+BUCKET = "_hudi_bucket"
+FUNCTION = "hudi_bucket_id"
+PROPERTIES = ("hoodie.index.type", "hoodie.bucket.index.num.buckets", "hoodie.bucket.index.hash.field")
+
+
+class BucketLayoutError(ValueError):
+    pass
+
+
+def table_properties(cfg: WriteConfig) -> dict[str, str]:
+    """What a table created with a bucket index records in hoodie.properties, so that every later
+    write hashes the same way (a different count would put a key in a second file group)."""
+    return {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": str(cfg.bucket_count),
+            "hoodie.bucket.index.hash.field": ",".join(cfg.bucket_hash_fields)}
+
+
+def bucket_column(spark: SparkSession, cfg: WriteConfig) -> Column:
+    """The bucket of each row's _hoodie_record_key."""
+    spark.udf.registerJavaFunction(FUNCTION, "io.hudimeta.spark.BucketIdFunction", "int")
+    return F.call_function(FUNCTION, F.col("_hoodie_record_key"), F.lit(",".join(cfg.bucket_hash_fields)),
+                           F.lit(cfg.bucket_count))
+
+
+def bucket_of(file_id: str) -> int | None:
+    """The bucket a file id names ("00000003-...": 3), None when it names none."""
+    head = file_id[:8]
+    return int(head) if len(file_id) > 8 and file_id[8] == "-" and head.isdigit() else None
+
+
+def new_file_id(bucket: int) -> str:
+    """<bucket, 8 digits><rest of a random uuid>-0, as Hudi names a bucket's first file group."""
+    return f"{bucket:08d}{str(uuid.uuid4())[8:]}-0"
+
+
+def existing_buckets(slices: list[dict], partitions: set[str], cfg: WriteConfig) -> dict[tuple[str, int], str]:
+    """(partition, bucket) -> file id of the buckets the given partitions hold. A file group that
+    is not a bucket of this count means the table was laid out otherwise: writing by bucket would
+    put keys it holds in a second file group, so that is an error."""
+    found: dict[tuple[str, int], str] = {}
+    for s in slices:
+        partition, fid = s["partitionPath"], s["fileId"]
+        if partition not in partitions:
+            continue
+        bucket = bucket_of(fid)
+        where = f"partition {partition!r}" if partition else "the table"
+        if bucket is None or bucket >= cfg.bucket_count:
+            raise BucketLayoutError(
+                f"{where} holds file group {fid}, which is not one of {cfg.bucket_count} buckets: the table was "
+                "written with another index or bucket count; write with the table's own hoodie.index.type and "
+                "hoodie.bucket.index.num.buckets (a bucket index is chosen when the table is created)")
+        if (partition, bucket) in found:
+            raise BucketLayoutError(f"{where} holds two file groups for bucket {bucket} ({found[partition, bucket]}, "
+                                    f"{fid}); it was not written by a bucket index alone")
+        found[partition, bucket] = fid
+    return found
+
+
+def locate(spark: SparkSession, incoming: DataFrame, buckets: dict[tuple[str, int], int],
+           existing: dict[tuple[str, int], str], operation: str) -> DataFrame:
+    """Adds FG and OP to every incoming row (which has BUCKET): the file group of its bucket, an
+    existing one (U, or D for deletes) or a new one (I). Deletes of a bucket with no file group
+    delete nothing and are dropped."""
+    rows = [(p, b, existing.get((p, b)) or new_file_id(b), (p, b) in existing) for p, b in buckets]
+    mapping = spark.createDataFrame(rows or [("", -1, "", False)],
+                                    "_hudi_mp string, _hudi_mb int, _hudi_mfg string, _hudi_old boolean")
+    on = (F.col("_hoodie_partition_path") == F.col("_hudi_mp")) & (F.col(BUCKET) == F.col("_hudi_mb"))
+    existing_op = F.lit(DELETE) if operation == "delete" else F.lit(UPDATE)
+    located = (incoming.join(F.broadcast(mapping), on, "left")
+               .withColumn(FG, F.col("_hudi_mfg"))
+               .withColumn(OP, F.when(F.col("_hudi_old"), existing_op).otherwise(F.lit(INSERT))))
+    if operation == "delete":
+        located = located.filter(F.col(OP) == DELETE)
+    return located.drop("_hudi_mp", "_hudi_mb", "_hudi_mfg", "_hudi_old", BUCKET)
