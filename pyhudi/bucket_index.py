@@ -8,8 +8,6 @@ its file group (a log file on merge-on-read), those of a new bucket to a new fil
 """
 from __future__ import annotations
 
-import uuid
-
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -45,9 +43,14 @@ def bucket_of(file_id: str) -> int | None:
     return int(head) if len(file_id) > 8 and file_id[8] == "-" and head.isdigit() else None
 
 
-def new_file_id(bucket: int) -> str:
-    """<bucket, 8 digits><rest of a random uuid>-0, as Hudi names a bucket's first file group."""
-    return f"{bucket:08d}{str(uuid.uuid4())[8:]}-0"
+def _new_file_id_column(instant: str) -> Column:
+    """A new bucket's file id as Hudi shapes it, <bucket, 8 digits><rest of a uuid>-0, computed
+    where the rows are: the uuid part is the md5 of (instant, partition, bucket), so every task
+    names the group alike and the batch needs no pass to learn which buckets are new."""
+    h = F.md5(F.concat_ws("/", F.lit(instant), F.col("_hoodie_partition_path"), F.col(BUCKET).cast("string")))
+    part = lambda start, length: F.substring(h, start, length)  # noqa: E731
+    return F.concat(F.lpad(F.col(BUCKET).cast("string"), 8, "0"), F.lit("-"), part(1, 4), F.lit("-"), part(5, 4),
+                    F.lit("-"), part(9, 4), F.lit("-"), part(13, 12), F.lit("-0"))
 
 
 def existing_buckets(slices: list[dict], partitions: set[str], cfg: WriteConfig) -> dict[tuple[str, int], str]:
@@ -73,19 +76,18 @@ def existing_buckets(slices: list[dict], partitions: set[str], cfg: WriteConfig)
     return found
 
 
-def locate(spark: SparkSession, incoming: DataFrame, buckets: dict[tuple[str, int], int],
-           existing: dict[tuple[str, int], str], operation: str) -> DataFrame:
+def locate(spark: SparkSession, incoming: DataFrame, existing: dict[tuple[str, int], str], operation: str,
+           instant: str) -> DataFrame:
     """Adds FG and OP to every incoming row (which has BUCKET): the file group of its bucket, an
     existing one (U, or D for deletes) or a new one (I). Deletes of a bucket with no file group
     delete nothing and are dropped."""
-    rows = [(p, b, existing.get((p, b)) or new_file_id(b), (p, b) in existing) for p, b in buckets]
-    mapping = spark.createDataFrame(rows or [("", -1, "", False)],
-                                    "_hudi_mp string, _hudi_mb int, _hudi_mfg string, _hudi_old boolean")
+    rows = [(p, b, fid) for (p, b), fid in existing.items()]
+    mapping = spark.createDataFrame(rows or [("", -1, "")], "_hudi_mp string, _hudi_mb int, _hudi_mfg string")
     on = (F.col("_hoodie_partition_path") == F.col("_hudi_mp")) & (F.col(BUCKET) == F.col("_hudi_mb"))
     existing_op = F.lit(DELETE) if operation == "delete" else F.lit(UPDATE)
     located = (incoming.join(F.broadcast(mapping), on, "left")
-               .withColumn(FG, F.col("_hudi_mfg"))
-               .withColumn(OP, F.when(F.col("_hudi_old"), existing_op).otherwise(F.lit(INSERT))))
+               .withColumn(OP, F.when(F.col("_hudi_mfg").isNotNull(), existing_op).otherwise(F.lit(INSERT)))
+               .withColumn(FG, F.coalesce(F.col("_hudi_mfg"), _new_file_id_column(instant))))
     if operation == "delete":
         located = located.filter(F.col(OP) == DELETE)
-    return located.drop("_hudi_mp", "_hudi_mb", "_hudi_mfg", "_hudi_old", BUCKET)
+    return located.drop("_hudi_mp", "_hudi_mb", "_hudi_mfg", BUCKET)

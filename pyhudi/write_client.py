@@ -350,44 +350,59 @@ class Writer:
             if df is not None:
                 targets |= {r[0] for r in keygen.with_keys(df, cfg).select("_hoodie_partition_path").distinct().collect()}
             return [], self._file_groups_of(slices, targets)
+        incoming = self._incoming(df)
+        if self._single_pass(slices):
+            # each row is read once, straight into the write: no counts, nothing cached
+            existing = bucket_index.existing_buckets(slices, {s["partitionPath"] for s in slices}, cfg)
+            return self._run_write(bucket_index.locate(self.spark, incoming, existing, cfg.operation, instant),
+                                   instant, writer_schema, slices), replaced
         # the keyed batch feeds the partition counts, the tagging and the write: computed once
-        incoming = self._incoming(df).persist()
+        incoming = incoming.persist()
         try:
             return self._write_batch(incoming, instant, writer_schema, slices, replaced)
         finally:
             incoming.unpersist()
 
+    def _single_pass(self, slices: list[dict]) -> bool:
+        """The bucket index needs no look at the batch before writing it, unless partitions are
+        replaced (which ones) or copy-on-write file groups merged (whose old rows to read)."""
+        cfg = self.cfg
+        return (cfg.index_type == "BUCKET" and cfg.operation not in REPLACE_OPS
+                and (cfg.table_type == "MERGE_ON_READ" or not slices))
+
     def _write_batch(self, incoming: DataFrame, instant: str, writer_schema: str, slices: list[dict],
                      replaced: dict[str, list[str]]):
         cfg = self.cfg
-        by_bucket = cfg.index_type == "BUCKET"
-        group = ["_hoodie_partition_path"] + ([bucket_index.BUCKET] if by_bucket else [])
-        counts = {tuple(r[:-1]): r[-1] for r in incoming.groupBy(*group).count().collect()}
-        partitions = list(dict.fromkeys(k[0] for k in counts))
+        counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
+        partitions = list(counts)
         if cfg.operation == "insert_overwrite":
             replaced = self._file_groups_of(slices, set(partitions))
         elif cfg.operation == "insert_overwrite_table":
             replaced = self._file_groups_of(slices, {s["partitionPath"] for s in slices})
-        # where each record goes (its bucket's file group, or a join with the keys of the affected
-        # partitions) is computed once: the insert counts, the touched file groups and the write read it
-        if by_bucket:
+        if cfg.index_type == "BUCKET":
             kept = set(partitions) - set(replaced)
-            located = bucket_index.locate(self.spark, incoming, counts,
-                                          bucket_index.existing_buckets(slices, kept, cfg), cfg.operation)
-        else:
-            located = self._tag(incoming, partitions, sum(counts.values()))
-        tagged_keys = located.persist()
+            existing = bucket_index.existing_buckets(slices, kept, cfg)
+            return self._run_write(bucket_index.locate(self.spark, incoming, existing, cfg.operation, instant),
+                                   instant, writer_schema, slices), replaced
+        # tagging joins the batch with every key of the affected partitions: keep its result, the
+        # insert counts, the touched file groups and the write all read it
+        tagged_keys = self._tag(incoming, partitions, sum(counts.values())).persist()
         try:
-            tagged = tagged_keys if by_bucket else self._assign_inserts(tagged_keys, slices)[0]
-            work = self._with_old_rows(tagged, slices)
-            task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
-                             self.props.get("hoodie.record.merge.mode") == "EVENT_TIME_ORDERING",
-                             cfg.log_block_format, cfg.compression)
-            out = work.repartition(self._tasks(), FG).groupBy(FG).applyInArrow(lambda t: executor.write_group(t, task),
-                                                                      executor.STATS_DDL)
-            return [r.asDict() for r in out.collect()], replaced
+            tagged, _ = self._assign_inserts(tagged_keys, slices)
+            return self._run_write(tagged, instant, writer_schema, slices), replaced
         finally:
             tagged_keys.unpersist()
+
+    def _run_write(self, tagged: DataFrame, instant: str, writer_schema: str, slices: list[dict]) -> list[dict]:
+        """Every file group's files written by one executor call each; their write stats."""
+        cfg = self.cfg
+        work = self._with_old_rows(tagged, slices)
+        task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
+                         self.props.get("hoodie.record.merge.mode") == "EVENT_TIME_ORDERING",
+                         cfg.log_block_format, cfg.compression)
+        out = (work.repartition(self._tasks(), FG).groupBy(FG)
+               .applyInArrow(lambda t: executor.write_group(t, task), executor.STATS_DDL))
+        return [r.asDict() for r in out.collect()]
 
     def _tasks(self) -> int:
         """Tasks of the write's shuffles. Explicit: adaptive execution would coalesce a small batch
@@ -409,7 +424,7 @@ class Writer:
         bases = self.spark.createDataFrame([(k, v) for k, v in base_of.items()] or [("", None)],
                                            f"{FG}_b string, {BASE} string")
         tagged = tagged.join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
-        if self.cfg.table_type != "COPY_ON_WRITE" or self.props is None or not self._has_commits():
+        if self.cfg.table_type != "COPY_ON_WRITE" or not slices or self.props is None or not self._has_commits():
             return tagged
         touched = [r[0] for r in tagged.filter(F.col(BASE).isNotNull()).select(FG).distinct().collect()]
         if not touched:

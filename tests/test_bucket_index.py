@@ -175,6 +175,6 @@ def test_bad_bucket_options_are_named(options, match):
 
 def test_bucket_of_file_ids():
     assert bucket_index.bucket_of("00000003-8a3c-4b2e-9f3e-123456789abc-0") == 3
-    assert bucket_index.bucket_of(bucket_index.new_file_id(1234)) == 1234
+    assert bucket_index.bucket_of("00001234-0000-0000-0000-000000000000-0") == 1234
     assert bucket_index.bucket_of("c2e78cd5-5f94-4b19-9936-b14fffb52510-0") is None
     assert bucket_index.bucket_of("0000000-") is None
