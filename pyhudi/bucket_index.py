@@ -53,15 +53,13 @@ def _new_file_id_column(instant: str) -> Column:
                     F.lit("-"), part(9, 4), F.lit("-"), part(13, 12), F.lit("-0"))
 
 
-def existing_buckets(slices: list[dict], partitions: set[str], cfg: WriteConfig) -> dict[tuple[str, int], str]:
-    """(partition, bucket) -> file id of the buckets the given partitions hold. A file group that
+def existing_buckets(slices: list[dict], cfg: WriteConfig) -> dict[tuple[str, int], str]:
+    """(partition, bucket) -> file id of the buckets the table holds. A file group that
     is not a bucket of this count means the table was laid out otherwise: writing by bucket would
     put keys it holds in a second file group, so that is an error."""
     found: dict[tuple[str, int], str] = {}
     for s in slices:
         partition, fid = s["partitionPath"], s["fileId"]
-        if partition not in partitions:
-            continue
         bucket = bucket_of(fid)
         where = f"partition {partition!r}" if partition else "the table"
         if bucket is None or bucket >= cfg.bucket_count:

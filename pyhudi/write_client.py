@@ -103,8 +103,8 @@ class Writer:
         timeline = Timeline.for_table(self.storage, self.base, self.props)
         rollback_failed_writes(self.storage, self.base, timeline)
         slices = self._latest_slices()
-        if cfg.index_type == "BUCKET":  # a table laid out otherwise fails here, before any instant
-            bucket_index.existing_buckets(slices, {s["partitionPath"] for s in slices}, cfg)
+        # the bucket index's file groups; a table laid out otherwise fails here, before any instant
+        buckets = bucket_index.existing_buckets(slices, cfg) if cfg.index_type == "BUCKET" else {}
         action = self._action()
         requested = timeline.create_requested(action, self._requested_content(action))
         crash_point("after_requested")
@@ -113,7 +113,7 @@ class Writer:
         crash_point("after_inflight")
         instant = requested.requested_time
         writer_schema = avro_schema.to_json(avro_schema.with_meta_fields(avro_schema.to_writer_style(create_schema)))
-        stats, replaced = self._write_files(df, instant, writer_schema, slices)
+        stats, replaced = self._write_files(df, instant, writer_schema, slices, buckets)
         crash_point("after_files")
         self._write_partition_metadata(instant, {s["partition"] for s in stats})
         crash_point("after_partition_metadata")
@@ -341,8 +341,10 @@ class Writer:
         return small, min(capacity, per_file * max(1, len(small)))
 
     # ---- writing ------------------------------------------------------------------------------
-    def _write_files(self, df, instant: str, writer_schema: str, slices: list[dict]):
-        """Writes every file of this instant on executors; (write stats, replaced file ids)."""
+    def _write_files(self, df, instant: str, writer_schema: str, slices: list[dict],
+                     buckets: dict[tuple[str, int], str]):
+        """Writes every file of this instant on executors; (write stats, replaced file ids).
+        `buckets`: the bucket index's existing file groups, (partition, bucket) -> file id."""
         cfg = self.cfg
         replaced: dict[str, list[str]] = {}
         if cfg.operation == "delete_partition":
@@ -353,13 +355,12 @@ class Writer:
         incoming = self._incoming(df)
         if self._single_pass(slices):
             # each row is read once, straight into the write: no counts, nothing cached
-            existing = bucket_index.existing_buckets(slices, {s["partitionPath"] for s in slices}, cfg)
-            return self._run_write(bucket_index.locate(self.spark, incoming, existing, cfg.operation, instant),
+            return self._run_write(bucket_index.locate(self.spark, incoming, buckets, cfg.operation, instant),
                                    instant, writer_schema, slices), replaced
         # the keyed batch feeds the partition counts, the tagging and the write: computed once
         incoming = incoming.persist()
         try:
-            return self._write_batch(incoming, instant, writer_schema, slices, replaced)
+            return self._write_batch(incoming, instant, writer_schema, slices, replaced, buckets)
         finally:
             incoming.unpersist()
 
@@ -371,7 +372,7 @@ class Writer:
                 and (cfg.table_type == "MERGE_ON_READ" or not slices))
 
     def _write_batch(self, incoming: DataFrame, instant: str, writer_schema: str, slices: list[dict],
-                     replaced: dict[str, list[str]]):
+                     replaced: dict[str, list[str]], buckets: dict[tuple[str, int], str]):
         cfg = self.cfg
         counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
         partitions = list(counts)
@@ -380,8 +381,7 @@ class Writer:
         elif cfg.operation == "insert_overwrite_table":
             replaced = self._file_groups_of(slices, {s["partitionPath"] for s in slices})
         if cfg.index_type == "BUCKET":
-            kept = set(partitions) - set(replaced)
-            existing = bucket_index.existing_buckets(slices, kept, cfg)
+            existing = {k: fid for k, fid in buckets.items() if k[0] not in replaced}  # replaced: new buckets
             return self._run_write(bucket_index.locate(self.spark, incoming, existing, cfg.operation, instant),
                                    instant, writer_schema, slices), replaced
         # tagging joins the batch with every key of the affected partitions: keep its result, the

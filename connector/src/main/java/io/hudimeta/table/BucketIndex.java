@@ -21,19 +21,6 @@ public final class BucketIndex {
     return (hashKeys(recordKey, hashFields).hashCode() & Integer.MAX_VALUE) % numBuckets;
   }
 
-  /** The bucket a file group id names ("00000003-...": 3); -1 when it names none. */
-  public static int bucketOfFileId(String fileId) {
-    if (fileId.length() < 9 || fileId.charAt(8) != '-') {
-      return -1;
-    }
-    for (int i = 0; i < 8; i++) {
-      if (!Character.isDigit(fileId.charAt(i))) {
-        return -1;
-      }
-    }
-    return Integer.parseInt(fileId.substring(0, 8));
-  }
-
   /**
    * The values hashed: the whole key when it is a plain value (no "field:value" pairs), else the
    * values of the pairs whose field is a hash field (all pairs when none is given). A value may
