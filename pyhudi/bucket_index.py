@@ -12,11 +12,10 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from pyhudi.executor import DELETE, FG, INSERT, OP, UPDATE
-from pyhudi.write_config import WriteConfig
+from pyhudi.write_config import BUCKET_PROPERTIES, WriteConfig
 
 BUCKET = "_hudi_bucket"
 FUNCTION = "hudi_bucket_id"
-PROPERTIES = ("hoodie.index.type", "hoodie.bucket.index.num.buckets", "hoodie.bucket.index.hash.field")
 
 
 class BucketLayoutError(ValueError):
@@ -26,8 +25,7 @@ class BucketLayoutError(ValueError):
 def table_properties(cfg: WriteConfig) -> dict[str, str]:
     """What a table created with a bucket index records in hoodie.properties, so that every later
     write hashes the same way (a different count would put a key in a second file group)."""
-    return {"hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": str(cfg.bucket_count),
-            "hoodie.bucket.index.hash.field": ",".join(cfg.bucket_hash_fields)}
+    return dict(zip(BUCKET_PROPERTIES, ("BUCKET", str(cfg.bucket_count), ",".join(cfg.bucket_hash_fields))))
 
 
 def bucket_column(spark: SparkSession, cfg: WriteConfig) -> Column:

@@ -42,6 +42,8 @@ KNOWN = {
 INDEX_TYPES = _same("SIMPLE", "GLOBAL_SIMPLE", "BUCKET")
 BUCKET_ENGINES = _same("SIMPLE")
 DEFAULT_BUCKETS = 256  # Apache Hudi's hoodie.bucket.index.num.buckets default
+# kept in hoodie.properties by a table created with the bucket index, under the options' own keys
+BUCKET_PROPERTIES = ("hoodie.index.type", "hoodie.bucket.index.num.buckets", "hoodie.bucket.index.hash.field")
 
 
 PARALLELISM_KEYS = {"bulk_insert": "hoodie.bulkinsert.shuffle.parallelism", "insert": "hoodie.insert.shuffle.parallelism",
@@ -206,10 +208,7 @@ def _from_table(props: dict[str, str]) -> dict[str, str]:
                "hoodie.datasource.write.hive_style_partitioning": K + "hive_style_partitioning",
                "hoodie.datasource.write.partitionpath.urlencode": K + "partitionpath.urlencode",
                "hoodie.table.keygenerator.type": K + "keygenerator.type",
-               # a bucket-indexed table keeps its layout: pyhudi records it when creating the table
-               "hoodie.index.type": "hoodie.index.type",
-               "hoodie.bucket.index.num.buckets": "hoodie.bucket.index.num.buckets",
-               "hoodie.bucket.index.hash.field": "hoodie.bucket.index.hash.field"}
+               **{k: k for k in BUCKET_PROPERTIES}}
     return {opt: props[p] for p, opt in mapping.items() if p in props}
 
 
@@ -219,9 +218,7 @@ def _check_consistent(options: dict[str, str], props: dict[str, str]) -> None:
     for p, opt in (("hoodie.table.recordkey.fields", K + "recordkey.field"),
                    ("hoodie.table.partition.fields", K + "partitionpath.field"),
                    ("hoodie.table.type", K + "table.type"),
-                   ("hoodie.index.type", "hoodie.index.type"),
-                   ("hoodie.bucket.index.num.buckets", "hoodie.bucket.index.num.buckets"),
-                   ("hoodie.bucket.index.hash.field", "hoodie.bucket.index.hash.field")):
+                   *((k, k) for k in BUCKET_PROPERTIES)):
         if opt in options and p in props:
             want = options[opt] if opt != K + "table.type" else TABLE_TYPES.get(options[opt].lower(), options[opt])
             want = want.upper() if opt == "hoodie.index.type" else want
