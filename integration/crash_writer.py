@@ -6,7 +6,7 @@ python integration/crash_writer.py TABLE_PATH TABLE_TYPE FIRST_KEY
 import sys
 
 from pyhudi import spark_session
-from pyhudi.table import HudiTable
+from pyhudi.write.hudi_table import HudiTable
 
 from scenario import options, rows, SCHEMA
 

@@ -11,12 +11,12 @@ import pyarrow as pa
 import pytest
 
 from conftest import PROJECT, SHARED
-from pyhudi import filenames
+from pyhudi.table import file_names as filenames
 from pyhudi.faults import POINTS
 from pyhudi.storage import Storage
-from pyhudi.table import HudiTable
-from pyhudi.timeline import Timeline
-from pyhudi import properties
+from pyhudi.write.hudi_table import HudiTable
+from pyhudi.table.timeline import Timeline
+from pyhudi.table import properties
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(SHARED / "tools"))

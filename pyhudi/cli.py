@@ -16,11 +16,11 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from pyhudi import properties
-from pyhudi.metadata_table import MetadataWriter, listing_from_storage
-from pyhudi.rollback import rollback_failed_writes
+from pyhudi.table import properties
+from pyhudi.metadata.table import MetadataWriter, listing_from_storage
+from pyhudi.table.rollback import rollback_failed_writes
 from pyhudi.storage import Storage
-from pyhudi.timeline import Timeline
+from pyhudi.table.timeline import Timeline
 
 
 def _timeline(path: str) -> tuple[Storage, str, Timeline]:

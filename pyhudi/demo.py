@@ -18,16 +18,16 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from pyhudi import properties
+from pyhudi.table import properties
 from pyhudi.storage import Storage
-from pyhudi.timeline import Timeline
+from pyhudi.table.timeline import Timeline
 
 DEFAULT_TABLE = (Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "hudi-tables"
                  / "sample_table_mor_avro__v9_txns_simple_meta.zip")
 
 
 def write_table(spark, console: Console, path: str) -> None:
-    from pyhudi.table import HudiTable
+    from pyhudi.write.hudi_table import HudiTable
 
     table = HudiTable(spark, path, {
         "hoodie.table.name": "rides", "hoodie.datasource.write.recordkey.field": "ride_id",

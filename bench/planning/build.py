@@ -101,7 +101,7 @@ SHAPES = {
 
 
 def arrow_schema() -> pa.Schema:
-    from pyhudi import avro_schema
+    from pyhudi.avro import schema as avro_schema
 
     meta = [pa.field(n, pa.string()) for n in avro_schema.META_FIELDS]
     return pa.schema(meta + [pa.field("id", pa.string()), pa.field(PARTITION_COLUMN, pa.string()),
@@ -110,7 +110,7 @@ def arrow_schema() -> pa.Schema:
 
 
 def data_schema() -> pa.Schema:
-    from pyhudi import avro_schema
+    from pyhudi.avro import schema as avro_schema
 
     return pa.schema([f for f in arrow_schema() if f.name not in avro_schema.META_FIELDS])
 
@@ -161,9 +161,10 @@ def _partition_files(args: tuple) -> tuple[int, list[tuple], list[dict]]:
     base, shape_d, i, commit_time = args
     import uuid
 
-    from pyhudi import base_file, filenames
-    from pyhudi import instant_metadata as im
-    from pyhudi import metadata_records as mr
+    from pyhudi.write import base_file
+    from pyhudi.table import file_names as filenames
+    from pyhudi.table import instant_metadata as im
+    from pyhudi.metadata import records as mr
 
     shape = Shape(**shape_d)
     schema = arrow_schema()
@@ -201,11 +202,12 @@ def _partition_files(args: tuple) -> tuple[int, list[tuple], list[dict]]:
 
 def build_hudi(shape: Shape, paths: Paths, log=print, workers: int = 2) -> dict:
     """The Hudi table and its metadata table; seconds per step."""
-    from pyhudi import avro_schema, properties
-    from pyhudi import instant_metadata as im
-    from pyhudi.metadata_table import MetadataWriter
+    from pyhudi.avro import schema as avro_schema
+    from pyhudi.table import properties
+    from pyhudi.table import instant_metadata as im
+    from pyhudi.metadata.table import MetadataWriter
     from pyhudi.storage import Storage
-    from pyhudi.timeline import Timeline
+    from pyhudi.table.timeline import Timeline
 
     times = {}
     if os.path.exists(paths.hudi):

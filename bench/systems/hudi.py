@@ -44,7 +44,7 @@ SETTINGS = (f"bucket index (hoodie.index.type=BUCKET, hoodie.bucket.index.num.bu
 
 def write(spark, path: str, source_dir: str, operation: str, table_type: str = "COW") -> str:
     """One pyhudi write of the staged Parquet `source_dir` (read by Spark) to the table at `path`."""
-    from pyhudi.table import HudiTable
+    from pyhudi.write.hudi_table import HudiTable
 
     options = {**OPTIONS, "hoodie.datasource.write.table.type": TABLE_TYPES[table_type]}
     df = spark.read.parquet(source_dir)

@@ -1,0 +1,102 @@
+"""The py4j seam for writes: ``df.write.format("hudi-meta")`` calls back into this Python process.
+
+The connector's write path (Java) does not write; it hands the DataFrame to the callback registered
+here, which passes it on to :func:`pyhudi.write.client.write_dataframe`. The callback lives in the
+driver's Python process and is reached over pyspark's own py4j gateway, as ``foreachBatch`` is.
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+
+JAVA_INTERFACE = "io.hudimeta.spark.WriteCallback"
+
+
+class WriteCallback:
+    """Python side of io.hudimeta.spark.WriteCallback."""
+
+    def write(self, jdf, path, options, mode):
+        from pyspark.sql.dataframe import DataFrame
+
+        from pyhudi.write import client as write_client
+
+        spark = _session_for(jdf)
+        # write_dataframe is looked up on every call, so a replaced client (tests) is the one used
+        write_client.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
+
+    class Java:
+        implements = [JAVA_INTERFACE]
+
+
+_CALLBACK = WriteCallback()
+
+
+def _session_for(jdf):
+    """The Python SparkSession over the JVM session that owns `jdf` (reused when it is the active one)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    jsession = jdf.sparkSession()
+    active = SparkSession.getActiveSession()
+    if active is not None and active._jsparkSession.equals(jsession):
+        return active
+    return SparkSession(SparkContext._active_spark_context, jsession)
+
+
+def _write_clients(spark):
+    """The JVM's io.hudimeta.spark.WriteClients, or a clear error when the connector is not loaded."""
+    from py4j.protocol import Py4JError
+
+    if getattr(spark, "_jvm", None) is None:
+        raise TypeError("pyhudi: writes through format('hudi-meta') need a classic SparkSession (with a "
+                        "py4j gateway to the driver JVM); Spark Connect sessions are not supported")
+    clients = spark._jvm.io.hudimeta.spark.WriteClients
+    try:
+        clients.isRegistered()
+    except Py4JError as e:
+        raise RuntimeError("pyhudi: the hudi-meta connector is not on this SparkSession's classpath; create "
+                           "the session with pyhudi.spark_session() or add "
+                           ".config('spark.jars', pyhudi.connector_jar()) to your builder") from e
+    return clients
+
+
+def register(spark=None) -> None:
+    """Let `spark`'s driver JVM hand ``df.write.format("hudi-meta")`` to pyhudi's write client.
+
+    ``import pyhudi`` and :func:`pyhudi.spark_session` do this already; call it for a session built
+    after ``import pyhudi`` by your own ``SparkSession.builder``. Without an argument: the active session.
+    """
+    from pyspark.java_gateway import ensure_callback_server_started
+    from pyspark.sql import SparkSession
+
+    spark = spark if spark is not None else SparkSession.getActiveSession()
+    if spark is None:
+        raise RuntimeError("pyhudi.register: no active SparkSession; pass one: pyhudi.register(spark)")
+    clients = _write_clients(spark)
+    ensure_callback_server_started(spark.sparkContext._gateway)
+    clients.register(_CALLBACK)
+
+
+def unregister(spark=None) -> None:
+    """Undo :func:`register` (writes then fail with a message naming pyhudi)."""
+    from pyspark.sql import SparkSession
+
+    spark = spark if spark is not None else SparkSession.getActiveSession()
+    if spark is not None:
+        _write_clients(spark).unregister()
+
+
+def register_with_active_session() -> None:
+    """On ``import pyhudi``: register with the active session, if pyspark already made one."""
+    if "pyspark.sql.session" not in sys.modules:
+        return  # pyspark not loaded, so there is no session yet (and importing it here would be slow)
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession()
+    if spark is None or getattr(spark, "_jvm", None) is None:
+        return  # none yet, or Spark Connect: nothing in this process to register with
+    try:
+        register(spark)
+    except Exception as e:  # importing must not fail; the warning says what writes will lack
+        warnings.warn(f"pyhudi: the write client is not registered with the active SparkSession: {e}",
+                      stacklevel=2)

@@ -1,0 +1,236 @@
+"""What runs on Spark executors: one call per file group (applyInArrow), writing that group's new
+base file or log file and returning its write stats. Nothing here talks to the driver."""
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pyhudi.avro import schema as avro_schema
+from pyhudi.write import base_file
+from pyhudi.log import log_format
+from pyhudi.metadata import records as metadata_records
+from pyhudi.table.file_names import BaseFileName, LogFileName
+from pyhudi.storage import Storage
+
+FG, OP, BASE = "_hudi_fg", "_hudi_op", "_hudi_base"
+INSERT, UPDATE, DELETE, OLD = "I", "U", "D", "O"
+HELPER_COLUMNS = (FG, OP, BASE)
+META = avro_schema.META_FIELDS
+
+STATS_SCHEMA = pa.schema([
+    ("partition", pa.string()), ("file_id", pa.string()), ("path", pa.string()), ("prev_commit", pa.string()),
+    ("num_writes", pa.int64()), ("num_deletes", pa.int64()), ("num_inserts", pa.int64()),
+    ("num_update_writes", pa.int64()), ("file_size", pa.int64()), ("min_key", pa.string()),
+    ("max_key", pa.string()), ("is_log", pa.bool_()), ("base_file", pa.string()),
+    # for the metadata table: column statistics (metadata_records.column_stats_json) and bloom filter
+    ("column_stats", pa.string()), ("bloom", pa.string())])
+STATS_DDL = ", ".join(f"{f.name} {'string' if f.type == pa.string() else 'bigint' if f.type == pa.int64() else 'boolean'}"
+                      for f in STATS_SCHEMA)
+
+
+@dataclass(frozen=True)
+class WriteTask:
+    """Everything an executor needs to write one instant's files (pickled to every task)."""
+    base_uri: str
+    instant: str
+    writer_schema: str          # Avro JSON with the meta fields
+    table_type: str
+    ordering_field: str | None
+    event_time: bool
+    log_block_format: str
+    compression: str
+
+
+def _write_token() -> str:
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    if ctx is None:
+        return "0-0-0"
+    return f"{ctx.partitionId()}-{ctx.stageId()}-{ctx.taskAttemptId()}"
+
+
+def _storage(task: WriteTask) -> tuple[Storage, str]:
+    return Storage.for_uri(task.base_uri)
+
+
+def _marker(storage: Storage, base: str, task: WriteTask, partition: str, name: str, kind: str) -> None:
+    """The marker comes first: a crash after it leaves a file the rollback knows to delete."""
+    path = posixpath.join(base, ".hoodie", ".temp", task.instant, partition, f"{name}.marker.{kind}")
+    storage.write(path, b"")
+
+
+def _data_columns(table: pa.Table) -> list[str]:
+    return [c for c in table.column_names if c not in HELPER_COLUMNS and c not in META]
+
+
+def write_group(table: pa.Table, task: WriteTask) -> pa.Table:
+    """Entry point for one file group: a merge-on-read update goes to a log file, anything else
+    (inserts, copy-on-write merges) to a new base file version."""
+    if table.num_rows == 0:
+        return STATS_SCHEMA.empty_table()
+    ops = set(table.column(OP).unique().to_pylist())
+    if task.table_type == "MERGE_ON_READ" and ops <= {UPDATE, DELETE}:
+        return _write_log(table, task)
+    return _write_base(table, task)
+
+
+# ---- base files ---------------------------------------------------------------------------
+
+def _ordering(table: pa.Table, task: WriteTask, i: int):
+    return table.column(task.ordering_field)[i].as_py() if task.ordering_field else None
+
+
+def _incoming_wins(old: pa.Table, j: int, new: pa.Table, i: int, task: WriteTask) -> bool:
+    if not task.event_time:
+        return True
+    o, n = _ordering(old, task, j), _ordering(new, task, i)
+    return o is None or (n is not None and n >= o)
+
+
+def _deleted_flags(table: pa.Table) -> list[bool]:
+    """Per row: does _hoodie_is_deleted mark it a soft delete?"""
+    if "_hoodie_is_deleted" not in table.column_names:
+        return [False] * table.num_rows
+    return [bool(v) for v in table.column("_hoodie_is_deleted").to_pylist()]
+
+
+def merge(table: pa.Table, task: WriteTask) -> tuple[pa.Table, pa.Table, dict]:
+    """(old rows kept, incoming rows written, counts) for one file group."""
+    is_old = pc.equal(table.column(OP), OLD)
+    old, new = table.filter(is_old), table.filter(pc.invert(is_old))
+    new_index = {k: i for i, k in enumerate(new.column("_hoodie_record_key").to_pylist())}
+    ops = new.column(OP).to_pylist()
+    soft_deleted = _deleted_flags(new)
+    keep_old, take_new, consumed = [], [], set()
+    updates = deletes = 0
+    for j, key in enumerate(old.column("_hoodie_record_key").to_pylist()):
+        i = new_index.get(key)
+        if i is None:
+            keep_old.append(j)
+            continue
+        consumed.add(i)
+        if ops[i] == DELETE or (_incoming_wins(old, j, new, i, task) and soft_deleted[i]):
+            deletes += 1
+        elif _incoming_wins(old, j, new, i, task):
+            take_new.append(i)
+            updates += 1
+        else:
+            keep_old.append(j)
+    inserts = [i for i in range(new.num_rows)
+               if i not in consumed and ops[i] != DELETE and not soft_deleted[i]]
+    counts = {"updates": updates, "deletes": deletes, "inserts": len(inserts)}
+    return old.take(pa.array(keep_old, pa.int64())), new.take(pa.array(take_new + inserts, pa.int64())), counts
+
+
+def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
+    storage, base = _storage(task)
+    fg = table.column(FG)[0].as_py()
+    partition = table.column("_hoodie_partition_path")[0].as_py()
+    prev = table.column(BASE)[0].as_py() if BASE in table.column_names else None
+    kept, written, counts = merge(table, task)
+    name = str(BaseFileName(fg, _write_token(), task.instant, "parquet"))
+    rows = _with_meta(kept, written, task, partition, name)
+    rel = posixpath.join(partition, name) if partition else name
+    _marker(storage, base, task, partition, name, "MERGE" if prev else "CREATE")
+    stats = base_file.write_base_file(posixpath.join(base, rel), rows, task.writer_schema,
+                                      filesystem=storage.fs, compression=task.compression)
+    prev_commit = _instant_of(prev) if prev else "null"
+    return _stats(partition, fg, rel, prev_commit, rows.num_rows, counts, stats.file_size,
+                  stats.min_record_key, stats.max_record_key, False, "",
+                  metadata_records.column_stats_json(rows, stats.parquet_metadata),
+                  stats.bloom_filter.serialize() if stats.bloom_filter else None)
+
+
+def _instant_of(base_name: str) -> str:
+    from pyhudi.table.file_names import parse_base
+    return parse_base(base_name).instant
+
+
+def _strings(table: pa.Table, name: str) -> pa.Array:
+    if name not in table.column_names:  # a group with new records only
+        return pa.nulls(table.num_rows, pa.string())
+    return table.column(name).combine_chunks().cast(pa.string())
+
+
+def _with_meta(kept: pa.Table, written: pa.Table, task: WriteTask, partition: str, name: str) -> pa.Table:
+    """Kept rows keep their commit time and sequence number; written rows get this instant's."""
+    n_new = written.num_rows
+    seq = pa.array([f"{task.instant}_0_{i}" for i in range(n_new)], pa.string())
+    commit = pa.concat_arrays([_strings(kept, "_hoodie_commit_time"), pa.array([task.instant] * n_new, pa.string())])
+    seqno = pa.concat_arrays([_strings(kept, "_hoodie_commit_seqno"), seq])
+    data_cols = _data_columns(written if n_new else kept)
+    both = pa.concat_tables([kept.select(data_cols + ["_hoodie_record_key"]),
+                             written.select(data_cols + ["_hoodie_record_key"])], promote_options="permissive")
+    n = both.num_rows
+    meta = {"_hoodie_commit_time": commit, "_hoodie_commit_seqno": seqno,
+            "_hoodie_record_key": both.column("_hoodie_record_key"),
+            "_hoodie_partition_path": pa.array([partition] * n, pa.string()),
+            "_hoodie_file_name": pa.array([name] * n, pa.string())}
+    out = pa.table(meta)
+    for c in data_cols:
+        out = out.append_column(both.schema.field(c), both.column(c))
+    return out
+
+
+# ---- log files ----------------------------------------------------------------------------
+
+def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
+    storage, base = _storage(task)
+    fg = table.column(FG)[0].as_py()
+    partition = table.column("_hoodie_partition_path")[0].as_py()
+    is_delete = pc.equal(table.column(OP), DELETE)
+    upserts, deletes = table.filter(pc.invert(is_delete)), table.filter(is_delete)
+    token = _write_token()
+    name = str(LogFileName(fg, task.instant, 1, token))
+    attempt = token.rsplit("-", 1)[1]
+    # BLOCK_IDENTIFIER "<task attempt>,<block sequence>": readers drop blocks a retried task repeated
+    blocks = []
+    if upserts.num_rows:
+        rows = _log_rows(upserts, task, partition, fg)
+        ident = f"{attempt},{len(blocks)}"
+        if task.log_block_format == "parquet":
+            blocks.append(log_format.parquet_data_block(rows, task.writer_schema, task.instant,
+                                                        compression=task.compression, block_identifier=ident))
+        else:
+            blocks.append(log_format.avro_data_block(rows, task.writer_schema, task.instant, block_identifier=ident))
+    if deletes.num_rows:
+        recs = [log_format.DeleteRecord(k, partition) for k in deletes.column("_hoodie_record_key").to_pylist()]
+        blocks.append(log_format.delete_block(recs, task.instant, task.writer_schema,
+                                              block_identifier=f"{attempt},{len(blocks)}"))
+    data = log_format.encode_blocks(blocks)
+    rel = posixpath.join(partition, name) if partition else name
+    _marker(storage, base, task, partition, name, "APPEND")
+    storage.write(posixpath.join(base, rel), data)
+    keys = table.column("_hoodie_record_key")
+    lo, hi = base_file.java_min_max(keys)
+    counts = {"updates": upserts.num_rows, "deletes": deletes.num_rows, "inserts": 0}
+    col_stats = metadata_records.column_stats_json(_log_rows(upserts, task, partition, fg)) if upserts.num_rows else None
+    return _stats(partition, fg, rel, task.instant, upserts.num_rows, counts, len(data), lo, hi, True,
+                  table.column(BASE)[0].as_py() or "", col_stats, None)
+
+
+def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str) -> pa.Table:
+    """Log records carry the file id in _hoodie_file_name, as Hudi writes them."""
+    n = upserts.num_rows
+    meta = {"_hoodie_commit_time": pa.array([task.instant] * n, pa.string()),
+            "_hoodie_commit_seqno": pa.array([f"{task.instant}_0_{i}" for i in range(n)], pa.string()),
+            "_hoodie_record_key": upserts.column("_hoodie_record_key"),
+            "_hoodie_partition_path": pa.array([partition] * n, pa.string()),
+            "_hoodie_file_name": pa.array([fg] * n, pa.string())}
+    out = pa.table(meta)
+    for c in _data_columns(upserts):
+        out = out.append_column(upserts.schema.field(c), upserts.column(c))
+    return out
+
+
+def _stats(partition, fg, path, prev_commit, writes, counts, size, lo, hi, is_log, base, col_stats,
+           bloom) -> pa.Table:
+    row = {"partition": partition, "file_id": fg, "path": path, "prev_commit": prev_commit,
+           "num_writes": writes, "num_deletes": counts["deletes"], "num_inserts": counts["inserts"],
+           "num_update_writes": counts["updates"], "file_size": size, "min_key": lo, "max_key": hi,
+           "is_log": is_log, "base_file": base, "column_stats": col_stats, "bloom": bloom}
+    return pa.Table.from_pylist([row], schema=STATS_SCHEMA)

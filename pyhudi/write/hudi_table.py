@@ -1,0 +1,50 @@
+"""pyhudi.HudiTable: the Python API of the writer."""
+from __future__ import annotations
+
+from pyhudi.write.client import Writer
+
+OPERATION_KEY = "hoodie.datasource.write.operation"
+
+
+class HudiTable:
+    """A Hudi table at `path`. Options are Apache Hudi's keys; those given here apply to every
+    write, those given to a method to that write only. Each method returns the instant time of
+    the commit it made."""
+
+    def __init__(self, spark, path: str, options: dict[str, str] | None = None, **kwargs: str):
+        self.spark = spark
+        self.path = path
+        self.options = {**(options or {}), **kwargs}
+
+    def _write(self, operation: str, df, options: dict[str, str] | None) -> str:
+        opts = {**self.options, **(options or {}), OPERATION_KEY: operation}
+        return Writer(self.spark, self.path, opts).write(df)
+
+    def upsert(self, df, options=None) -> str:
+        return self._write("upsert", df, options)
+
+    def insert(self, df, options=None) -> str:
+        return self._write("insert", df, options)
+
+    def bulk_insert(self, df, options=None) -> str:
+        return self._write("bulk_insert", df, options)
+
+    def delete(self, df, options=None) -> str:
+        """Deletes the records whose keys `df` holds (only the key and partition columns are used)."""
+        return self._write("delete", df, options)
+
+    def insert_overwrite(self, df, options=None) -> str:
+        """Replaces the partitions `df` writes to with `df`'s records."""
+        return self._write("insert_overwrite", df, options)
+
+    def insert_overwrite_table(self, df, options=None) -> str:
+        """Replaces the whole table's contents with `df`'s records."""
+        return self._write("insert_overwrite_table", df, options)
+
+    def delete_partition(self, partitions: list[str], options=None) -> str:
+        """Drops whole partitions (given as partition paths, e.g. ["region=eu"])."""
+        opts = {**(options or {}), "hoodie.datasource.write.partitions.to.delete": ",".join(partitions)}
+        return self._write("delete_partition", None, opts)
+
+    def read(self, **read_options):
+        return self.spark.read.format("hudi-meta").options(**read_options).load(self.path)

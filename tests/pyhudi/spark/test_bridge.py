@@ -1,0 +1,154 @@
+"""df.write.format("hudi-meta") reaches pyhudi's write client through the py4j callback.
+
+The write client itself is replaced by a fake that records its arguments and leaves a marker file:
+these tests prove the wiring (every save mode, both of Spark's write paths), not the writer.
+"""
+import importlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+import pyhudi
+import pyhudi.write.client
+from pyhudi.spark import bridge
+
+FIXTURE = "sample_table_cow__v8_nonpartitioned"
+OPTIONS = {"hoodie.table.name": "trips", "hoodie.datasource.write.recordkey.field": "id",
+           "hoodie.datasource.write.precombine.field": "ts"}
+ROWS = [(1, "a", 10), (2, "b", 20), (3, "c", 30)]
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Replaces the write client; returns the list of calls it received."""
+    received = []
+
+    def fake_write_dataframe(spark, df, path, options, mode):
+        received.append({"spark": spark, "rows": sorted(map(tuple, df.collect())), "path": path,
+                         "options": options, "mode": mode})
+        Path(path).mkdir(parents=True, exist_ok=True)
+        (Path(path) / f"_written_{mode}").touch()
+
+    monkeypatch.setattr(pyhudi.write.client, "write_dataframe", fake_write_dataframe)
+    return received
+
+
+@pytest.fixture
+def df(spark):
+    return spark.createDataFrame(ROWS, "id int, name string, ts long")
+
+
+@pytest.fixture
+def existing_table(fixture_tables, tmp_path):
+    """A copy of a real Hudi table, free to be written to."""
+    target = tmp_path / "existing"
+    shutil.copytree(fixture_tables[FIXTURE], target)
+    return str(target)
+
+
+def _is_registered(spark):
+    return spark._jvm.io.hudimeta.spark.WriteClients.isRegistered()
+
+
+@pytest.mark.parametrize("mode", ["append", "overwrite", "errorifexists", "ignore"])
+def test_every_save_mode_reaches_the_write_client(spark, df, calls, tmp_path, mode):
+    path = str(tmp_path / "new_table")
+    df.write.format("hudi-meta").options(**OPTIONS).mode(mode).save(path)
+    assert len(calls) == 1
+    call = calls[0]
+    assert (call["mode"], call["path"], call["options"]) == (mode, path, OPTIONS)
+    assert call["rows"] == ROWS
+    assert call["spark"]._jsparkSession.equals(spark._jsparkSession)
+    assert (Path(path) / f"_written_{mode}").exists()
+
+
+def test_default_mode_is_errorifexists_and_path_may_be_an_option(df, calls, tmp_path):
+    path = str(tmp_path / "t")
+    df.write.format("hudi-meta").option("path", path).option("hoodie.table.name", "t").save()
+    assert [(c["mode"], c["path"], c["options"]) for c in calls] == [("errorifexists", path, {"hoodie.table.name": "t"})]
+
+
+@pytest.mark.parametrize("mode", ["append", "overwrite"])
+def test_append_and_overwrite_write_into_an_existing_table(df, calls, existing_table, mode):
+    df.write.format("hudi-meta").options(**OPTIONS).mode(mode).save(existing_table)
+    assert [(c["mode"], c["path"], c["rows"]) for c in calls] == [(mode, existing_table, ROWS)]
+
+
+def test_errorifexists_on_an_existing_table_fails_without_writing(df, calls, existing_table):
+    with pytest.raises(Exception) as e:
+        df.write.format("hudi-meta").options(**OPTIONS).mode("errorifexists").save(existing_table)
+    assert f"table already exists at {existing_table}" in str(e.value)
+    assert 'use mode("append") or mode("overwrite")' in str(e.value)
+    assert calls == []
+
+
+def test_ignore_on_an_existing_table_writes_nothing(df, calls, existing_table):
+    df.write.format("hudi-meta").options(**OPTIONS).mode("ignore").save(existing_table)
+    assert calls == []
+
+
+@pytest.mark.parametrize("statement,mode", [("INSERT INTO", "append"), ("INSERT OVERWRITE", "overwrite")])
+def test_sql_insert_goes_through_the_v2_table(spark, calls, existing_table, statement, mode):
+    """INSERT into a view of the table plans a V2 write: the table's V1Write hands the data over."""
+    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW hudi_insert_target USING `hudi-meta` "
+              f"OPTIONS (path '{existing_table}', `hoodie.table.name` 'trips')")
+    try:
+        spark.sql(f"{statement} hudi_insert_target SELECT 7 AS id, 'x' AS name")
+    finally:
+        spark.catalog.dropTempView("hudi_insert_target")
+    assert [(c["mode"], c["path"], c["options"], c["rows"]) for c in calls] == [
+        (mode, existing_table, {"hoodie.table.name": "trips"}, [(7, "x")])]
+
+
+def test_write_client_errors_surface_to_the_caller(df, monkeypatch, tmp_path):
+    def failing_write_dataframe(spark, df, path, options, mode):
+        raise ValueError("bad record key in row 42")
+
+    monkeypatch.setattr(pyhudi.write.client, "write_dataframe", failing_write_dataframe)
+    with pytest.raises(Exception, match="ValueError: bad record key in row 42"):
+        df.write.format("hudi-meta").mode("append").save(str(tmp_path / "t"))
+
+
+def test_without_a_registered_client_the_error_names_pyhudi(spark, df, calls, tmp_path):
+    bridge.unregister(spark)
+    try:
+        with pytest.raises(Exception) as e:
+            df.write.format("hudi-meta").mode("append").save(str(tmp_path / "t"))
+        message = str(e.value)
+        assert "writing needs the pyhudi write client" in message
+        assert "import pyhudi" in message and "pyhudi.register(spark)" in message
+        assert calls == []
+    finally:
+        pyhudi.register(spark)
+
+
+def test_importing_pyhudi_registers_with_the_active_session(spark):
+    bridge.unregister(spark)
+    try:
+        assert not _is_registered(spark)
+        importlib.reload(pyhudi)  # runs the package's import-time registration again
+        assert _is_registered(spark)
+    finally:
+        pyhudi.register(spark)
+
+
+def test_register_needs_a_session(monkeypatch):
+    from pyspark.sql import SparkSession
+
+    monkeypatch.setattr(SparkSession, "getActiveSession", classmethod(lambda cls: None))
+    with pytest.raises(RuntimeError, match=r"no active SparkSession; pass one: pyhudi.register\(spark\)"):
+        pyhudi.register()
+
+
+def test_reads_keep_the_tables_own_schema(spark, existing_table):
+    table_schema = spark.read.format("hudi-meta").load(existing_table).schema
+    same = spark.read.schema(table_schema).format("hudi-meta").load(existing_table)
+    assert same.count() == spark.read.format("hudi-meta").load(existing_table).count()
+    with pytest.raises(Exception, match="a Hudi table is read with its own schema"):
+        spark.read.schema("id int").format("hudi-meta").load(existing_table).collect()
+
+
+def test_reading_a_path_without_a_table_still_fails_clearly(spark, tmp_path):
+    with pytest.raises(Exception, match="no Hudi table at"):
+        spark.read.format("hudi-meta").load(str(tmp_path / "nothing"))

@@ -1,0 +1,78 @@
+import zlib
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pyhudi.table import properties
+from pyhudi.storage import Storage
+from conftest import TABLE_NAMES
+
+
+def _all_props_files(fixture_tables):
+    from pathlib import Path
+    for name in TABLE_NAMES:
+        yield from Path(fixture_tables[name]).rglob("hoodie.properties")
+
+
+def test_checksum_of_every_fixture_properties_file(fixture_tables):
+    files = list(_all_props_files(fixture_tables))
+    assert len(files) >= len(TABLE_NAMES)  # data tables plus their metadata tables
+    for f in files:
+        props = properties.parse(f.read_text("latin-1"))
+        assert props["hoodie.table.checksum"] == str(properties.checksum(props)), f
+
+
+def test_known_checksums():
+    assert properties.checksum({"hoodie.database.name": "default", "hoodie.table.name": "v8_trips_8i3u1d"}) == 1197752875
+    assert properties.checksum({"hoodie.table.name": "v8_trips_8i3u1d_metadata"}) == 380169000
+
+
+def test_parse_unescapes_schema(fixture_tables):
+    storage, base = Storage.for_uri(fixture_tables["sample_table_cow__v8_complexkeygen_hivestyle"])
+    props = properties.load(storage, base)
+    assert props["hoodie.table.create.schema"].startswith('{"type":"record"')
+    assert props["hoodie.table.partition.fields"] == "byteField,shortField"
+    assert props["hoodie.table.version"] == "8"
+
+
+text_values = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+
+@settings(max_examples=60)
+@given(st.dictionaries(st.text(min_size=1, max_size=20).filter(lambda s: s.strip() == s and s), text_values, max_size=8))
+def test_text_round_trip(props):
+    assert properties.parse(properties.format_text(props)) == props
+
+
+def test_v8_defaults_save_load(tmp_path):
+    storage, base = Storage.for_uri(str(tmp_path))
+    props = properties.v8_defaults("t1", "MERGE_ON_READ", ["id"], ["region"], "ts",
+                                   '{"type":"record","name":"r","fields":[]}', "SIMPLE", True, False)
+    properties.save(storage, base, props)
+    loaded = properties.load(storage, base)
+    assert loaded == props
+    assert loaded["hoodie.table.checksum"] == str(zlib.crc32(b"default.t1"))
+    assert loaded["hoodie.record.merge.mode"] == "EVENT_TIME_ORDERING"
+    text = (tmp_path / ".hoodie" / "hoodie.properties").read_text()
+    assert "hoodie.table.create.schema={\"type\"\\:\"record\"" in text  # Java escaping of ':'
+    properties.save(storage, base, {**props, "hoodie.table.metadata.partitions": "files"}, updated=True)
+    assert properties.load(storage, base)["hoodie.table.metadata.partitions"] == "files"
+    assert not (tmp_path / ".hoodie" / "hoodie.properties.backup").exists()
+
+
+def test_errors(tmp_path):
+    storage, base = Storage.for_uri(str(tmp_path))
+    with pytest.raises(properties.TablePropertiesError, match="no Hudi table at"):
+        properties.load(storage, base)
+    (tmp_path / ".hoodie").mkdir()
+    (tmp_path / ".hoodie" / "hoodie.properties").write_text(
+        "hoodie.table.name=x\nhoodie.table.type=COPY_ON_WRITE\nhoodie.table.version=8\nhoodie.table.checksum=1\n")
+    with pytest.raises(properties.TablePropertiesError, match="does not match"):
+        properties.load(storage, base)
+    (tmp_path / ".hoodie" / "hoodie.properties").write_text("hoodie.table.name=x\n")
+    with pytest.raises(properties.TablePropertiesError, match="missing required key"):
+        properties.load(storage, base)
+    (tmp_path / ".hoodie" / "hoodie.properties").write_text(
+        "hoodie.table.name=x\nhoodie.table.type=COPY\nhoodie.table.version=8\n")
+    with pytest.raises(properties.TablePropertiesError, match="COPY_ON_WRITE, MERGE_ON_READ"):
+        properties.load(storage, base)
