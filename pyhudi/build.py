@@ -23,6 +23,8 @@ JAR_NAME = "hudi-meta-connector.jar"
 PACKAGE_DIR = Path(__file__).resolve().parent
 JAR_DIR = PACKAGE_DIR / "jars"
 STAMP_NAME = JAR_NAME + ".sha256"
+TEST_JAR_NAME = "hudi-meta-connector-tests.jar"
+TEST_JAR_DIR = PACKAGE_DIR.parent / "build" / "test-jars"
 MIN_JDK = 17
 
 
@@ -100,13 +102,33 @@ def build(jar_dir: Path = JAR_DIR, force: bool = False, quiet: bool = False) -> 
         if jar.exists():
             return jar
         raise BuildError(f"{jar} is missing and no connector sources are available to build it")
-    if not force and not is_stale(root, jar_dir):
-        return jar
+    return _compile(root, jar, [], force, quiet)
+
+
+def build_tests(jar_dir: Path = TEST_JAR_DIR, force: bool = False, quiet: bool = False) -> Path:
+    """The test jar: connector/src/test/java (inspectors, conformance runner) against the main jar.
+
+    Not part of the package: the tests put it on their session's classpath beside the main jar.
+    """
+    main_jar = build(force=force, quiet=quiet)
+    root = PACKAGE_DIR.parent / "connector" / "src" / "test"
+    if not (root / "java").is_dir():
+        raise BuildError(f"{root / 'java'} is missing: the test jar is built from a source checkout")
+    return _compile(root, jar_dir / TEST_JAR_NAME, [main_jar], force, quiet)
+
+
+def _compile(root: Path, jar: Path, classpath: list[Path], force: bool, quiet: bool) -> Path:
+    """javac of root/java (+ root/resources) into jar, unless the sha256 stamp beside it is current."""
+    stamp = jar.with_name(jar.name + ".sha256")
     # the stamp names the sources as they were when compiling began: an edit made during the
-    # compile leaves the jar stale, and the next call rebuilds it
-    digest = sources_digest(root)
+    # compile leaves the jar stale, and the next call rebuilds it; a test jar's stamp also names
+    # the main jar it was compiled against
+    digest = sources_digest(root) + "".join(":" + p.with_name(p.name + ".sha256").read_text().strip()
+                                            for p in classpath if p.with_name(p.name + ".sha256").exists())
+    if not force and jar.exists() and stamp.exists() and stamp.read_text().strip() == digest:
+        return jar
     javac = find_javac()
-    classpath = os.pathsep.join([str(spark_jars_dir() / "*")])
+    cp = os.pathsep.join([str(spark_jars_dir() / "*"), *map(str, classpath)])
     java_files = [str(p) for p in (root / "java").rglob("*.java")]
     with tempfile.TemporaryDirectory(prefix="hudi-meta-build-") as tmp:
         classes = Path(tmp) / "classes"
@@ -114,15 +136,15 @@ def build(jar_dir: Path = JAR_DIR, force: bool = False, quiet: bool = False) -> 
         argfile = Path(tmp) / "sources.txt"
         argfile.write_text("\n".join(java_files))
         cmd = [javac, "--release", str(MIN_JDK), "-nowarn", "-encoding", "UTF-8",
-               "-cp", classpath, "-d", str(classes), f"@{argfile}"]
+               "-cp", cp, "-d", str(classes), f"@{argfile}"]
         if not quiet:
-            print(f"pyhudi: compiling {len(java_files)} connector sources with {javac}", file=sys.stderr)
+            print(f"pyhudi: compiling {len(java_files)} sources of {root} with {javac}", file=sys.stderr)
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             raise BuildError("javac failed:\n" + done.stdout + done.stderr)
-        jar_dir.mkdir(parents=True, exist_ok=True)
+        jar.parent.mkdir(parents=True, exist_ok=True)
         _pack(jar, classes, root / "resources")
-    (jar_dir / STAMP_NAME).write_text(digest)
+    stamp.write_text(digest)
     return jar
 
 
@@ -141,9 +163,12 @@ def _pack(jar: Path, classes: Path, resources: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Build the hudi-meta connector jar offline with javac.")
     ap.add_argument("--force", action="store_true", help="rebuild even when the sources are unchanged")
+    ap.add_argument("--tests", action="store_true", help="also build the test jar (connector/src/test/java)")
     args = ap.parse_args(argv)
     try:
         print(build(force=args.force))
+        if args.tests:
+            print(build_tests(force=args.force))
     except BuildError as e:
         print(f"pyhudi.build: {e}", file=sys.stderr)
         return 1

@@ -164,7 +164,7 @@ def _partition_files(args: tuple) -> tuple[int, list[tuple], list[dict]]:
     from pyhudi.write import base_file
     from pyhudi.table import file_names as filenames
     from pyhudi.table import instant_metadata as im
-    from pyhudi.metadata import records as mr
+    from pyhudi import metadata as mr
 
     shape = Shape(**shape_d)
     schema = arrow_schema()
@@ -205,7 +205,7 @@ def build_hudi(shape: Shape, paths: Paths, log=print, workers: int = 2) -> dict:
     from pyhudi.avro import schema as avro_schema
     from pyhudi.table import properties
     from pyhudi.table import instant_metadata as im
-    from pyhudi.metadata.table import MetadataWriter
+    from pyhudi.metadata import MetadataWriter
     from pyhudi.storage import Storage
     from pyhudi.table.timeline import Timeline
 

@@ -255,9 +255,9 @@ def jvm_metadata_lookups(spark, path: str, partition: str) -> dict[str, Callable
 def python_metadata_lookups(path: str, partition: str) -> dict[str, tuple[Callable, Callable]]:
     """pyhudi's reader of the metadata table (MetadataWriter.read_partition / files_listing, what
     `pyhudi metadata perf` times) and its storage listing (listing_from_storage)."""
-    from pyhudi.metadata import records as mr
+    from pyhudi import metadata as mr
     from pyhudi.table import properties
-    from pyhudi.metadata.table import MetadataWriter, listing_from_storage
+    from pyhudi.metadata import MetadataWriter, listing_from_storage
     from pyhudi.storage import Storage
 
     storage, base = Storage.for_uri(path)

@@ -51,10 +51,10 @@ from typing import Callable, Iterable, Mapping
 
 from pyhudi.write import bloom as bloom_mod
 from pyhudi.table import file_names as filenames
-from pyhudi.hfile import hfile
+from pyhudi import hfile
 from pyhudi.table import properties
 from pyhudi.table import instant_metadata as im
-from pyhudi.log import log_format as lf
+from pyhudi import log as lf
 from pyhudi.metadata import records as mr
 from pyhudi.metadata.records import (BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, ColumnStats,
                                      MetadataRecord)

@@ -26,7 +26,7 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.write import keygen
 from pyhudi.table import properties
 from pyhudi.faults import crash_point
-from pyhudi.metadata.table import FILES, MetadataWriter
+from pyhudi.metadata import FILES, MetadataWriter
 from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OLD, OP, UPDATE, WriteTask
 from pyhudi.table.rollback import rollback_failed_writes
 from pyhudi.storage import Storage

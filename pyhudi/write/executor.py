@@ -10,8 +10,8 @@ import pyarrow.compute as pc
 
 from pyhudi.avro import schema as avro_schema
 from pyhudi.write import base_file
-from pyhudi.log import log_format
-from pyhudi.metadata import records as metadata_records
+from pyhudi import log as lf
+from pyhudi import metadata
 from pyhudi.table.file_names import BaseFileName, LogFileName
 from pyhudi.storage import Storage
 
@@ -25,7 +25,7 @@ STATS_SCHEMA = pa.schema([
     ("num_writes", pa.int64()), ("num_deletes", pa.int64()), ("num_inserts", pa.int64()),
     ("num_update_writes", pa.int64()), ("file_size", pa.int64()), ("min_key", pa.string()),
     ("max_key", pa.string()), ("is_log", pa.bool_()), ("base_file", pa.string()),
-    # for the metadata table: column statistics (metadata_records.column_stats_json) and bloom filter
+    # for the metadata table: column statistics (metadata.column_stats_json) and bloom filter
     ("column_stats", pa.string()), ("bloom", pa.string())])
 STATS_DDL = ", ".join(f"{f.name} {'string' if f.type == pa.string() else 'bigint' if f.type == pa.int64() else 'boolean'}"
                       for f in STATS_SCHEMA)
@@ -141,7 +141,7 @@ def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
     prev_commit = _instant_of(prev) if prev else "null"
     return _stats(partition, fg, rel, prev_commit, rows.num_rows, counts, stats.file_size,
                   stats.min_record_key, stats.max_record_key, False, "",
-                  metadata_records.column_stats_json(rows, stats.parquet_metadata),
+                  metadata.column_stats_json(rows, stats.parquet_metadata),
                   stats.bloom_filter.serialize() if stats.bloom_filter else None)
 
 
@@ -193,22 +193,22 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
         rows = _log_rows(upserts, task, partition, fg)
         ident = f"{attempt},{len(blocks)}"
         if task.log_block_format == "parquet":
-            blocks.append(log_format.parquet_data_block(rows, task.writer_schema, task.instant,
+            blocks.append(lf.parquet_data_block(rows, task.writer_schema, task.instant,
                                                         compression=task.compression, block_identifier=ident))
         else:
-            blocks.append(log_format.avro_data_block(rows, task.writer_schema, task.instant, block_identifier=ident))
+            blocks.append(lf.avro_data_block(rows, task.writer_schema, task.instant, block_identifier=ident))
     if deletes.num_rows:
-        recs = [log_format.DeleteRecord(k, partition) for k in deletes.column("_hoodie_record_key").to_pylist()]
-        blocks.append(log_format.delete_block(recs, task.instant, task.writer_schema,
+        recs = [lf.DeleteRecord(k, partition) for k in deletes.column("_hoodie_record_key").to_pylist()]
+        blocks.append(lf.delete_block(recs, task.instant, task.writer_schema,
                                               block_identifier=f"{attempt},{len(blocks)}"))
-    data = log_format.encode_blocks(blocks)
+    data = lf.encode_blocks(blocks)
     rel = posixpath.join(partition, name) if partition else name
     _marker(storage, base, task, partition, name, "APPEND")
     storage.write(posixpath.join(base, rel), data)
     keys = table.column("_hoodie_record_key")
     lo, hi = base_file.java_min_max(keys)
     counts = {"updates": upserts.num_rows, "deletes": deletes.num_rows, "inserts": 0}
-    col_stats = metadata_records.column_stats_json(_log_rows(upserts, task, partition, fg)) if upserts.num_rows else None
+    col_stats = metadata.column_stats_json(_log_rows(upserts, task, partition, fg)) if upserts.num_rows else None
     return _stats(partition, fg, rel, task.instant, upserts.num_rows, counts, len(data), lo, hi, True,
                   table.column(BASE)[0].as_py() or "", col_stats, None)
 

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import FIXTURES, TABLE_ZIPS
 
-from pyhudi.log.log_format import DeleteRecord, delete_block, encode_block, rollback_block
+from pyhudi.log import DeleteRecord, delete_block, encode_block, rollback_block
 
 MDT_TABLES = [z.stem for z in TABLE_ZIPS
               if any(n.endswith(".hoodie/metadata/.hoodie/hoodie.properties") for n in zipfile.ZipFile(z).namelist())]

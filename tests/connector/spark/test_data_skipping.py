@@ -22,7 +22,7 @@ import pytest
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from pyhudi.log.log_format import BlockType, read_log_file
+from pyhudi.log import BlockType, read_log_file
 
 META_TABLES = ["sample_table_mor_avro__v9_txns_simple_meta", "sample_table_cow__v9_txns_simple_meta",
                "sample_table_cow__v9_txns_nonpart_meta", "quickstart_trips_table_mor_avro__v8_trips_8i3u1d"]

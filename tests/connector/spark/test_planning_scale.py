@@ -11,7 +11,7 @@ from pyhudi.avro import schema as avro_schema
 from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
-from pyhudi.metadata.table import MetadataWriter
+from pyhudi.metadata import MetadataWriter
 from pyhudi.storage import Storage
 from pyhudi.table.timeline import Timeline
 

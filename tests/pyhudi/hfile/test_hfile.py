@@ -22,7 +22,7 @@ from conftest import FIXTURES
 from pyhudi.hfile import hfile
 from pyhudi.hfile.hfile import (HUDI_COMPARATOR, INTERMEDIATE_INDEX, LEAF_INDEX, HFileWriter,
                           crc32c, parse_hfile, read_hfile, write_hfile)
-from pyhudi.log.log_format import BlockType, read_blocks
+from pyhudi.log import BlockType, read_blocks
 
 HFILES = sorted((FIXTURES / "hfile").glob("*.hfile"))
 V8_MDT_TABLE = "quickstart_trips_table_mor_avro__v8_trips_8i3u1d"

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import SHARED
 from pyhudi.table import properties
-from pyhudi.metadata.table import MetadataWriter
+from pyhudi.metadata import MetadataWriter
 from pyhudi.storage import Storage
 from pyhudi.write.hudi_table import HudiTable
 from pyhudi.table.timeline import Timeline

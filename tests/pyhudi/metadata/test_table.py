@@ -28,10 +28,10 @@ import pytest
 from pyhudi.avro import schema as avro_schema
 from pyhudi.write import base_file
 from pyhudi.table import file_names as filenames
-from pyhudi.hfile import hfile
+from pyhudi import hfile
 from pyhudi.table import properties
 from pyhudi.table import instant_metadata as im
-from pyhudi.log import log_format as lf
+from pyhudi import log as lf
 from pyhudi.metadata import records as mr
 from pyhudi.metadata.table import (MetadataTableError, MetadataWriter, _MdtState, listing_from_storage,
                                    metadata_table_properties)
