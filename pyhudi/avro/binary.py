@@ -1,5 +1,7 @@
-"""Avro binary encoding primitives (zig-zag varints, length-prefixed bytes) for the places that
-write Avro by hand: instant container files, delete blocks, metadata-table records."""
+"""Avro binary primitives (zig-zag varints, length-prefixed bytes, optional strings, decimal
+bytes) for the places that write Avro by hand: instant container files, delete blocks,
+metadata-table records; and a reader of the same for the places that read it by hand."""
+from __future__ import annotations
 
 
 def zigzag(n: int) -> bytes:
@@ -16,3 +18,55 @@ def zigzag(n: int) -> bytes:
 def avro_bytes(b: bytes) -> bytes:
     """Avro bytes (and, UTF-8 encoded, string): the length as a long, then the bytes."""
     return zigzag(len(b)) + b
+
+
+def string(s: str) -> bytes:
+    return avro_bytes(s.encode("utf-8"))
+
+
+def optional_string(s: str | None) -> bytes:
+    """A ["null", "string"] union: branch 0 for None, else branch 1 and the string."""
+    return b"\x00" if s is None else b"\x02" + string(s)
+
+
+def twos_complement(n: int) -> bytes:
+    """The unscaled value of an Avro decimal: minimal big-endian two's complement, as Java's
+    BigInteger.toByteArray() gives it."""
+    return n.to_bytes(((n if n >= 0 else ~n).bit_length() // 8) + 1, "big", signed=True)
+
+
+class AvroReader:
+    """Reads Avro binary front to back. Malformed input raises `error`, so that callers keep
+    their own format error; `what` names the data in the truncation message."""
+
+    def __init__(self, data: bytes, what: str = "Avro data", error: type[Exception] = ValueError):
+        self.data, self.pos, self.what, self.error = data, 0, what, error
+
+    def long(self) -> int:
+        """An Avro int/long: base-128 varint, then zig-zag decoded."""
+        shift = result = 0
+        while True:
+            if self.pos >= len(self.data):
+                raise self.error(f"{self.what} truncated")
+            b = self.data[self.pos]
+            self.pos += 1
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return (result >> 1) ^ -(result & 1)
+            shift += 7
+
+    def raw(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise self.error(f"{self.what} truncated")
+        chunk = self.data[self.pos: self.pos + n]
+        self.pos += n
+        return chunk
+
+    def bytes_(self) -> bytes:
+        return self.raw(self.long())
+
+    def optional_string(self) -> str | None:
+        branch = self.long()
+        if branch not in (0, 1):
+            raise self.error(f"bad union branch {branch} for a [null, string] field")
+        return None if branch == 0 else self.bytes_().decode("utf-8")
