@@ -16,6 +16,8 @@ import time
 from rich.console import Console
 from rich.table import Table
 
+from pyhudi.errors import HudiError
+
 from pyhudi.table import properties
 from pyhudi.metadata import MetadataWriter, listing_from_storage
 from pyhudi.table.rollback import rollback_failed_writes
@@ -142,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     console = Console()
     try:
         return args.fn(args, console)
-    except (ValueError, OSError) as e:
+    except (HudiError, ValueError, OSError) as e:
         console.print(f"[red]error:[/red] {e}")
         return 2
 

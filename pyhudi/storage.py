@@ -1,19 +1,25 @@
 """Storage access for the writer, over pyarrow.fs (local disk, HDFS, S3).
 
 Only what the write protocol needs: whole-file reads and writes, listing one directory, and an
-atomic create-if-absent used to publish completed instants.
+atomic create-if-absent used to publish completed instants and to take locks. Each store does the
+create-if-absent with its own conditional primitive (docs/format-decisions.md, "Commit point"): link(2)
+on local disk, rename on HDFS (it refuses an existing target), a PUT with `If-None-Match: *` on S3. A
+store with none of these is refused for commits rather than given an exists-then-write race.
 """
 from __future__ import annotations
 
 import os
 import posixpath
+import urllib.parse
 import uuid
 from dataclasses import dataclass
 
 import pyarrow.fs as pafs
 
+from pyhudi.errors import HudiError
 
-class StorageError(OSError):
+
+class StorageError(HudiError, OSError):
     pass
 
 
@@ -31,9 +37,10 @@ class Entry:
 class Storage:
     """A table's storage: paths are absolute within the file system `fs`."""
 
-    def __init__(self, fs: pafs.FileSystem, local: bool):
+    def __init__(self, fs: pafs.FileSystem, local: bool, uri: str | None = None):
         self.fs = fs
         self.local = local
+        self.uri = uri  # the URI the storage was opened with: S3's conditional PUT needs its settings
 
     @classmethod
     def for_uri(cls, uri: str) -> tuple["Storage", str]:
@@ -41,7 +48,7 @@ class Storage:
         if "://" not in uri:
             return cls(pafs.LocalFileSystem(), True), os.path.abspath(uri)
         fs, path = pafs.FileSystem.from_uri(uri)
-        return cls(fs, isinstance(fs, pafs.LocalFileSystem)), path
+        return cls(fs, isinstance(fs, pafs.LocalFileSystem), uri), path
 
     def exists(self, path: str) -> bool:
         return self.fs.get_file_info(path).type != pafs.FileType.NotFound
@@ -71,22 +78,40 @@ class Storage:
 
     def create_if_absent(self, path: str, data: bytes) -> None:
         """Publish `data` at `path` atomically; AlreadyExists if something is there."""
-        self.fs.create_dir(posixpath.dirname(path), recursive=True)
         if self.local:
-            tmp = f"{path}.{uuid.uuid4().hex}.tmp"
-            with open(tmp, "wb") as f:
-                f.write(data)
-            try:
-                os.link(tmp, path)  # link(2) fails if the target exists: no overwrite window
-            except FileExistsError as e:
-                raise AlreadyExists(f"{path} already exists") from e
-            finally:
-                os.unlink(tmp)
-            return
-        if self.exists(path):
-            raise AlreadyExists(f"{path} already exists")
-        with self.fs.open_output_stream(path) as f:
+            self.fs.create_dir(posixpath.dirname(path), recursive=True)
+            self._link_if_absent(path, data)
+        elif self.fs.type_name == "hdfs":
+            self.fs.create_dir(posixpath.dirname(path), recursive=True)
+            self._rename_if_absent(path, data)
+        elif self.fs.type_name == "s3":
+            _S3Conditional(self.uri).put_if_absent(path, data)
+        else:
+            raise StorageError(f"{self.fs.type_name} storage has no atomic create-if-absent, which commits and "
+                               "locks rely on; keep the table on local disk, HDFS or S3")
+
+    def _link_if_absent(self, path: str, data: bytes) -> None:
+        tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+        with open(tmp, "wb") as f:
             f.write(data)
+        try:
+            os.link(tmp, path)  # link(2) fails if the target exists: no overwrite window
+        except FileExistsError as e:
+            raise AlreadyExists(f"{path} already exists") from e
+        finally:
+            os.unlink(tmp)
+
+    def _rename_if_absent(self, path: str, data: bytes) -> None:
+        tmp = posixpath.join(posixpath.dirname(path), f".{posixpath.basename(path)}.{uuid.uuid4().hex}.tmp")
+        with self.fs.open_output_stream(tmp) as f:
+            f.write(data)
+        try:
+            self.fs.move(tmp, path)  # HDFS rename fails when the target exists
+        except OSError as e:
+            self.delete(tmp)
+            if self.exists(path):
+                raise AlreadyExists(f"{path} already exists") from e
+            raise
 
     def list(self, path: str) -> list[Entry]:
         """Entries of one directory; [] when it does not exist."""
@@ -103,3 +128,32 @@ class Storage:
 
     def mkdirs(self, path: str) -> None:
         self.fs.create_dir(path, recursive=True)
+
+
+class _S3Conditional:
+    """S3's create-if-absent: PutObject with `If-None-Match: *` (pyarrow's S3 file system has no
+    conditional write). Endpoint and region come from the table URI's query (endpoint_override,
+    scheme, region, as pyarrow takes them); credentials from the environment, as for pyarrow."""
+
+    def __init__(self, uri: str | None):
+        try:
+            import boto3
+        except ImportError as e:
+            raise StorageError("commits on S3 need boto3 for S3's conditional PUT (If-None-Match), which "
+                               "pyarrow does not offer: pip install boto3") from e
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(uri or "").query))
+        endpoint = query.get("endpoint_override")
+        if endpoint and "://" not in endpoint:
+            endpoint = f"{query.get('scheme', 'https')}://{endpoint}"
+        self.client = boto3.client("s3", endpoint_url=endpoint, region_name=query.get("region"))
+
+    def put_if_absent(self, path: str, data: bytes) -> None:
+        bucket, _, key = path.partition("/")
+        try:
+            self.client.put_object(Bucket=bucket, Key=key, Body=data, IfNoneMatch="*")
+        except self.client.exceptions.ClientError as e:
+            code = e.response.get("Error", {}).get("Code")
+            if code in ("PreconditionFailed", "ConditionalRequestConflict") or \
+                    e.response.get("ResponseMetadata", {}).get("HTTPStatusCode") in (409, 412):
+                raise AlreadyExists(f"s3://{path} already exists") from e
+            raise

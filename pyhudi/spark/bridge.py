@@ -65,6 +65,8 @@ def register(spark=None) -> None:
 
     ``import pyhudi`` and :func:`pyhudi.spark_session` do this already; call it for a session built
     after ``import pyhudi`` by your own ``SparkSession.builder``. Without an argument: the active session.
+    Unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` names one, Python work is then run by the
+    driver's interpreter (Spark's default, ``python3`` from PATH, may lack pyarrow).
     """
     from pyspark.java_gateway import ensure_callback_server_started
     from pyspark.sql import SparkSession
@@ -72,9 +74,12 @@ def register(spark=None) -> None:
     spark = spark if spark is not None else SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("pyhudi.register: no active SparkSession; pass one: pyhudi.register(spark)")
+    from pyhudi.spark.session import use_driver_python
+
     clients = _write_clients(spark)
     ensure_callback_server_started(spark.sparkContext._gateway)
     clients.register(_CALLBACK)
+    use_driver_python(spark)
 
 
 def unregister(spark=None) -> None:

@@ -1,5 +1,13 @@
-"""Spark session wiring: put the hudi-meta connector on the classpath."""
+"""Spark session wiring: put the hudi-meta connector on the classpath, run Python workers with the
+driver's interpreter."""
 from __future__ import annotations
+
+import logging
+import os
+import sys
+
+PYTHON_CONF = "spark.pyspark.python"
+log = logging.getLogger(__name__)
 
 
 def connector_jar() -> str:
@@ -18,15 +26,17 @@ def spark_session(**spark_conf):
 
     Keyword arguments are Spark settings, passed as a dict since their keys hold dots:
     ``spark_session(**{"spark.master": "local[2]"})``.
-    Defaults: master ``local[*]``, session time zone UTC, and the session catalog extended by
+    Defaults: master ``local[*]``, session time zone UTC, the session catalog extended by
     ``io.hudimeta.spark.HudiCatalog`` so that SQL ``VERSION AS OF`` / ``TIMESTAMP AS OF`` work on
-    hudi-meta tables (Spark's own session catalog refuses time travel).
+    hudi-meta tables (Spark's own session catalog refuses time travel), and Python workers run by
+    this process's interpreter (see :func:`python_for_workers`).
     """
     from pyspark.sql import SparkSession
 
     conf = {"spark.master": "local[*]", "spark.sql.session.timeZone": "UTC",
             "spark.app.name": "pyhudi", "spark.sql.catalog.spark_catalog": "io.hudimeta.spark.HudiCatalog"}
     conf.update({k: str(v) for k, v in spark_conf.items()})
+    conf[PYTHON_CONF] = python_for_workers(conf.get(PYTHON_CONF))
     jars = [connector_jar()]
     if conf.get("spark.jars"):
         jars.append(conf["spark.jars"])
@@ -39,3 +49,26 @@ def spark_session(**spark_conf):
 
     register(session)
     return session
+
+
+def python_for_workers(configured: str | None = None) -> str:
+    """The interpreter Spark's Python workers run: ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` when
+    the user set one, else this process's own. Spark's default is ``python3`` from PATH, which for a
+    job started with a virtualenv's interpreter (not activated) lacks the venv's packages, and the
+    write then fails on executors with "No module named pyarrow". PySpark reads only the environment
+    variable when it starts a context from Python, so the choice is exported there too."""
+    chosen = configured or os.environ.get("PYSPARK_PYTHON") or sys.executable
+    os.environ.setdefault("PYSPARK_PYTHON", chosen)
+    return chosen
+
+
+def use_driver_python(spark) -> None:
+    """For a session built elsewhere: Python work created from now on runs the driver's interpreter
+    unless the user chose one (``spark.pyspark.python`` / ``PYSPARK_PYTHON``)."""
+    sc = spark.sparkContext
+    if os.environ.get("PYSPARK_PYTHON") or sc.getConf().get(PYTHON_CONF):
+        return
+    if sc.pythonExec != sys.executable:
+        log.info("pyhudi: Spark's Python workers run %s (was %s); set %s to choose another",
+                 sys.executable, sc.pythonExec, PYTHON_CONF)
+        sc.pythonExec = sys.executable
