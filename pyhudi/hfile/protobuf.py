@@ -1,0 +1,67 @@
+"""The few protobuf wire-format pieces HFile needs: the trailer and the file-info block are
+protobuf messages of varint and length-delimited fields only."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from pyhudi.hfile.format import HFileFormatError
+
+
+def varint(value: int) -> bytes:
+    """Base-128 varint; negatives as 64-bit two's complement (10 bytes), as Java does."""
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def read_varint(buf: bytes, pos: int) -> tuple[int, int]:
+    """Decodes a varint at pos; returns (unsigned value, next position)."""
+    shift = result = 0
+    while True:
+        if pos >= len(buf):
+            raise HFileFormatError("truncated protobuf varint")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+
+
+def field_varint(number: int, value: int) -> bytes:
+    return varint(number << 3) + varint(value)
+
+
+def field_bytes(number: int, value: bytes) -> bytes:
+    return varint((number << 3) | 2) + varint(len(value)) + value
+
+
+def fields(buf: bytes) -> Iterable[tuple[int, int | bytes]]:
+    """Yields (field number, varint value or bytes) of a message; other wire types fail."""
+    pos = 0
+    while pos < len(buf):
+        tag, pos = read_varint(buf, pos)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            value, pos = read_varint(buf, pos)
+        elif wire == 2:
+            size, pos = read_varint(buf, pos)
+            value, pos = bytes(buf[pos:pos + size]), pos + size
+        else:
+            raise HFileFormatError(f"unsupported protobuf wire type {wire} (field {number})")
+        yield number, value
+
+
+def delimited(message: bytes) -> bytes:
+    """A message prefixed by its varint length (protobuf writeDelimitedTo)."""
+    return varint(len(message)) + message
+
+
+def read_delimited(buf: bytes, pos: int) -> bytes:
+    """The length-prefixed message starting at pos."""
+    size, pos = read_varint(buf, pos)
+    return buf[pos:pos + size]
