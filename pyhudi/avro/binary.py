@@ -4,15 +4,35 @@ metadata-table records; and a reader of the same for the places that read it by 
 from __future__ import annotations
 
 
+def varint(value: int) -> bytes:
+    """Base-128 varint, low groups first (Avro's and protobuf's); a negative value is taken as its
+    64-bit two's complement (10 bytes), as Java writes it."""
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def read_varint(buf: bytes, pos: int) -> tuple[int, int]:
+    """The unsigned varint at `pos` and the position after it; EOFError when `buf` ends inside it."""
+    shift = result = 0
+    while True:
+        if pos >= len(buf):
+            raise EOFError("varint truncated")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+
+
 def zigzag(n: int) -> bytes:
     """An Avro int/long: zig-zag then base-128 varint."""
-    n = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while n & ~0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+    return varint((n << 1) ^ (n >> 63))
 
 
 def avro_bytes(b: bytes) -> bytes:
@@ -44,16 +64,11 @@ class AvroReader:
 
     def long(self) -> int:
         """An Avro int/long: base-128 varint, then zig-zag decoded."""
-        shift = result = 0
-        while True:
-            if self.pos >= len(self.data):
-                raise self.error(f"{self.what} truncated")
-            b = self.data[self.pos]
-            self.pos += 1
-            result |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return (result >> 1) ^ -(result & 1)
-            shift += 7
+        try:
+            result, self.pos = read_varint(self.data, self.pos)
+        except EOFError:
+            raise self.error(f"{self.what} truncated") from None
+        return (result >> 1) ^ -(result & 1)
 
     def raw(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.data):

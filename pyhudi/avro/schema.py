@@ -19,10 +19,12 @@ Schemas are handled as JSON-compatible dicts whose key order is the one Java's
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
 
+import fastavro
 import pyarrow as pa
 
 META_FIELDS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
@@ -60,6 +62,12 @@ def to_json(schema: dict | list | str) -> str:
     if isinstance(schema, str):
         schema = parse(schema)
     return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=64)
+def compiled(text: str):
+    """fastavro's parsed form of a schema's JSON text, cached: block and instant codecs ask per call."""
+    return fastavro.parse_schema(json.loads(text))
 
 
 def parse(schema: str | dict) -> dict:

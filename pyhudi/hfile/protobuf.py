@@ -4,32 +4,17 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from pyhudi.avro.binary import read_varint as _read_varint
+from pyhudi.avro.binary import varint
 from pyhudi.hfile.format import HFileFormatError
-
-
-def varint(value: int) -> bytes:
-    """Base-128 varint; negatives as 64-bit two's complement (10 bytes), as Java does."""
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def read_varint(buf: bytes, pos: int) -> tuple[int, int]:
     """Decodes a varint at pos; returns (unsigned value, next position)."""
-    shift = result = 0
-    while True:
-        if pos >= len(buf):
-            raise HFileFormatError("truncated protobuf varint")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result, pos
-        shift += 7
+    try:
+        return _read_varint(buf, pos)
+    except EOFError:
+        raise HFileFormatError("truncated protobuf varint") from None
 
 
 def field_varint(number: int, value: int) -> bytes:

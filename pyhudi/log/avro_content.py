@@ -4,22 +4,15 @@
 """
 from __future__ import annotations
 
-import functools
 import io
-import json
 import struct
 from typing import Any, Iterable, Mapping
 
 import fastavro
-from pyhudi.avro.schema import to_json
+from pyhudi.avro.schema import compiled, to_json
 from pyhudi.log.cursor import Cursor, LogFormatError
 
 CONTENT_VERSION = 3  # written by Hudi 1.0
-
-
-@functools.lru_cache(maxsize=32)
-def parsed_schema(text: str):
-    return fastavro.parse_schema(json.loads(text))
 
 
 def schema_text(schema: str | dict) -> str:
@@ -49,7 +42,7 @@ def decode_avro_content(content: bytes) -> list[bytes]:
 
 def encode_avro_records(records: Iterable[Mapping[str, Any]], schema: str | dict) -> list[bytes]:
     """Avro binary of each record (dict) under `schema`."""
-    parsed = parsed_schema(schema_text(schema))
+    parsed = compiled(schema_text(schema))
     out = []
     for rec in records:
         buf = io.BytesIO()
@@ -60,5 +53,5 @@ def encode_avro_records(records: Iterable[Mapping[str, Any]], schema: str | dict
 
 def decode_avro_records(record_bytes: Iterable[bytes], schema: str) -> list[dict]:
     """Records (dicts) from their Avro binary under the schema text."""
-    parsed = parsed_schema(schema)
+    parsed = compiled(schema)
     return [fastavro.schemaless_reader(io.BytesIO(b), parsed) for b in record_bytes]

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Iterator, Mapping
 import fastavro
 from fastavro.validation import ValidationError, validate
 from pyhudi.avro.binary import avro_bytes as _avro_bytes, zigzag as _zigzag
+from pyhudi.avro.schema import compiled
 
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
 AVRO_MAGIC = b"Obj\x01"
@@ -92,11 +93,6 @@ def schema(kind: str) -> dict:
     return json.loads(schema_text(kind))
 
 
-@functools.cache
-def _parsed(text: str) -> dict:
-    return fastavro.parse_schema(json.loads(text))
-
-
 def _named_records(node: Any, found: dict[str, dict]) -> dict[str, dict]:
     if isinstance(node, list):
         for item in node:
@@ -141,7 +137,7 @@ def encode(kind: str, obj: Mapping[str, Any], *, sync: bytes | None = None,
     and writes with another schema text (e.g. the one read from an existing file).
     """
     text = writer_schema if writer_schema is not None else schema_text(kind)
-    parsed = _parsed(text)
+    parsed = compiled(text)
     if parsed.get("name", "").rsplit(".", 1)[-1] != kind:
         raise ValueError(f"writer schema is not a {kind}")
     try:
