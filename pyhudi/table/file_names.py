@@ -7,11 +7,12 @@ import uuid
 from dataclasses import dataclass
 
 PARTITION_METADATA = ".hoodie_partition_metadata"
-INSTANT_RE = r"\d{14,}"
+# HoodieFileFormat.BASE_FILE_EXTENSIONS
+BASE_EXTENSIONS = ("parquet", "orc", "hfile", "lance")
 
-_BASE_RE = re.compile(rf"^(?P<file_id>.+)_(?P<token>\d+-\d+-\d+)_(?P<instant>{INSTANT_RE})\.(?P<ext>[a-z]+)$")
-_LOG_RE = re.compile(rf"^\.(?P<file_id>.+?)_(?P<instant>{INSTANT_RE})\.log\.(?P<version>\d+)"
-                     rf"_(?P<token>\d+-\d+-\d+)(?P<cdc>[.-]cdc)?$")
+# Hudi's inline log file pattern with extension `log` (`archive` names the archived timeline's files);
+# the time must be digits, as every time Hudi writes is (tests/conformance/log_file_names.json)
+_LOG_RE = re.compile(r"\.([^._]+)_([0-9]+)\.log\.([0-9]+)(?:_([0-9]+-[0-9]+-[0-9]+)(\.cdc)?)?")
 
 
 @dataclass(frozen=True, order=True)
@@ -30,36 +31,54 @@ class LogFileName:
     file_id: str
     instant: str
     version: int
-    write_token: str
+    write_token: str | None
     cdc_suffix: str = ""
 
     def __str__(self) -> str:
-        return f".{self.file_id}_{self.instant}.log.{self.version}_{self.write_token}{self.cdc_suffix}"
+        token = "" if self.write_token is None else f"_{self.write_token}"
+        return f".{self.file_id}_{self.instant}.log.{self.version}{token}{self.cdc_suffix}"
 
     def sort_key(self) -> tuple:
-        return (self.instant, self.version, self.write_token)
+        """HoodieLogFile.LogFileComparator: instant, version, token (missing first), suffix."""
+        return (self.instant, self.version, self.write_token or "", self.cdc_suffix)
+
+
+def _base(name: str) -> BaseFileName | None:
+    """The file id ends at the first '_', the token at the second, the time at the next '.'
+    (HoodieBaseFile's scan); tests/conformance/base_file_names.json holds the cases."""
+    if name.startswith(PARTITION_METADATA):
+        return None
+    file_id, _, rest = name.partition("_")
+    token, _, tail = rest.partition("_")
+    instant, _, ext = tail.partition(".")
+    ok = file_id and token and _is_digits(instant) and ext in BASE_EXTENSIONS
+    return BaseFileName(file_id, token, instant, ext) if ok else None
+
+
+def _is_digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
 
 
 def parse_base(name: str) -> BaseFileName:
-    m = _BASE_RE.match(name)
-    if not m:
+    base = _base(name)
+    if base is None:
         raise ValueError(f"{name!r} is not a base file name (<fileId>_<writeToken>_<instant>.<ext>)")
-    return BaseFileName(m["file_id"], m["token"], m["instant"], m["ext"])
+    return base
 
 
 def parse_log(name: str) -> LogFileName:
-    m = _LOG_RE.match(name)
+    m = _LOG_RE.fullmatch(name)
     if not m:
         raise ValueError(f"{name!r} is not a log file name (.<fileId>_<instant>.log.<version>_<writeToken>)")
-    return LogFileName(m["file_id"], m["instant"], int(m["version"]), m["token"], m["cdc"] or "")
+    return LogFileName(m[1], m[2], int(m[3]), m[4], m[5] or "")
 
 
 def is_log(name: str) -> bool:
-    return _LOG_RE.match(name) is not None
+    return _LOG_RE.fullmatch(name) is not None
 
 
 def is_base(name: str) -> bool:
-    return not name.startswith(".") and _BASE_RE.match(name) is not None
+    return _base(name) is not None
 
 
 def new_file_id(index: int = 0) -> str:

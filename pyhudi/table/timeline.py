@@ -29,12 +29,30 @@ COMPLETED_ACTION = {"compaction": "commit", "clustering": "replacecommit", "logc
 # Actions that change data files (what readers and incremental queries look at).
 WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")
 
-_COMPLETED_V2 = re.compile(r"^(\d{14,})_(\d{14,})\.([a-z]+)$")
-_PENDING = re.compile(r"^(\d{14,})\.([a-z]+)\.(requested|inflight)$")
-_COMMIT_INFLIGHT = re.compile(r"^(\d{14,})\.inflight$")
-_COMPLETED_V1 = re.compile(r"^(\d{14,})\.([a-z]+)$")
+# The states whose files Hudi's active timeline loads, per action (ActiveTimelineV1/V2
+# .VALID_EXTENSIONS_IN_ACTIVE_TIMELINE): a completed compaction, log compaction or clustering is
+# written under its completed action, and clustering files exist only in layout 2.
+_LOADED_STATES = {
+    **dict.fromkeys(("commit", "deltacommit", "replacecommit", "clean", "rollback", "restore", "indexing",
+                     "schemacommit"), (REQUESTED, INFLIGHT, COMPLETED)),
+    "savepoint": (INFLIGHT, COMPLETED),
+    **dict.fromkeys(("compaction", "logcompaction", "clustering"), (REQUESTED, INFLIGHT)),
+}
+# <requested>[_<completion>]<extension>, ASCII digits only (Java's \d)
+_NAME = re.compile(r"([0-9]+)(?:_([0-9]+))?(\..+)")
 
 TIME_FORMAT = "%Y%m%d%H%M%S"
+
+
+def _extension(action: str, state: str) -> str:
+    """What follows the time(s) in an instant file name; a commit's inflight is plain `.inflight`."""
+    if state == INFLIGHT and action == "commit":
+        return ".inflight"
+    return f".{action}" if state == COMPLETED else f".{action}.{state}"
+
+
+_EXTENSIONS = {layout: {_extension(a, s): (a, s) for a, states in _LOADED_STATES.items() for s in states
+                        if layout == 2 or a != "clustering"} for layout in (1, 2)}
 
 
 @dataclass(frozen=True)
@@ -45,12 +63,10 @@ class Instant:
     completion_time: str | None = None
 
     def file_name(self, layout: int = 2) -> str:
-        t, a = self.requested_time, self.action
-        if self.state == COMPLETED:
-            return f"{t}_{self.completion_time}.{a}" if layout == 2 else f"{t}.{a}"
-        if self.state == INFLIGHT and a == "commit":
-            return f"{t}.inflight"
-        return f"{t}.{a}.{self.state}"
+        """A completed instant without a completion time keeps the 0.x name, in either layout."""
+        done = self.state == COMPLETED and layout == 2 and self.completion_time
+        times = f"{self.requested_time}_{self.completion_time}" if done else self.requested_time
+        return times + _extension(self.action, self.state)
 
     @property
     def is_completed(self) -> bool:
@@ -58,16 +74,17 @@ class Instant:
 
 
 def parse_instant_file(name: str, layout: int) -> Instant | None:
-    """The instant an instant file stands for, or None for anything else in the directory."""
-    if layout == 2 and (m := _COMPLETED_V2.match(name)) and m[3] in ACTIONS:
-        return Instant(m[1], m[3], COMPLETED, m[2])
-    if (m := _PENDING.match(name)) and m[2] in ACTIONS:
-        return Instant(m[1], m[2], m[3])
-    if m := _COMMIT_INFLIGHT.match(name):
-        return Instant(m[1], "commit", INFLIGHT)
-    if layout == 1 and (m := _COMPLETED_V1.match(name)) and m[2] in ACTIONS:
-        return Instant(m[1], m[2], COMPLETED)
-    return None
+    """The instant an instant file stands for, or None for anything else in the directory
+    (Hudi's InstantGeneratorV1/V2; tests/conformance/instant_file_names.json holds the cases).
+    A layout-2 name without completion time is a completed 0.x instant, as in Hudi."""
+    m = _NAME.fullmatch(name)
+    if not m or (layout == 1 and m[2] is not None):
+        return None
+    found = _EXTENSIONS[layout].get(m[3])
+    if found is None:
+        return None
+    action, state = found
+    return Instant(m[1], action, state, m[2] if state == COMPLETED else None)
 
 
 def format_instant_time(when: dt.datetime) -> str:
@@ -197,7 +214,8 @@ class Timeline:
         """Remove a pending instant's files (after its rollback), inflight first so that a crash
         in between leaves it requested, never half-gone."""
         for state in (INFLIGHT, REQUESTED):
-            self.storage.delete(f"{self.dir}/{Instant(instant.requested_time, instant.action, state).file_name(self.layout)}")
+            pending = Instant(instant.requested_time, instant.action, state)
+            self.storage.delete(f"{self.dir}/{pending.file_name(self.layout)}")
 
     @staticmethod
     def _expect(instant: Instant, state: str) -> None:

@@ -1,9 +1,10 @@
 from pathlib import Path
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pyhudi.table import file_names as filenames
 from conftest import TABLE_NAMES
+from pyhudi.table import file_names as filenames
 
 file_ids = st.one_of(st.uuids().map(lambda u: f"{u}-0"),
                      st.integers(0, 9999).map(lambda n: f"files-{n:04d}-0"))
@@ -18,11 +19,20 @@ def test_base_name_round_trip(fid, token, instant, ext):
     assert filenames.is_base(str(name)) and not filenames.is_log(str(name))
 
 
-@given(file_ids, instants, st.integers(1, 10**5), tokens, st.sampled_from(["", ".cdc", "-cdc"]))
+@given(file_ids, instants, st.integers(0, 10**5), st.one_of(st.none(), tokens), st.sampled_from(["", ".cdc"]))
 def test_log_name_round_trip(fid, instant, version, token, cdc):
-    name = filenames.LogFileName(fid, instant, version, token, cdc)
+    name = filenames.LogFileName(fid, instant, version, token, cdc if token else "")
     assert filenames.parse_log(str(name)) == name
     assert filenames.is_log(str(name)) and not filenames.is_base(str(name))
+
+
+def test_log_order_is_hudis():
+    """LogFileComparator: instant, version, write token (a missing one first), then suffix."""
+    names = [".f-0_20250101000000001.log.1_0-1-1", ".f-0_20250101000000000.log.2",
+             ".f-0_20250101000000000.log.1_1-0-1", ".f-0_20250101000000000.log.1",
+             ".f-0_20250101000000000.log.1_0-1-2.cdc", ".f-0_20250101000000000.log.1_0-1-2"]
+    ordered = sorted(names, key=lambda n: filenames.parse_log(n).sort_key())
+    assert ordered == [names[3], names[5], names[4], names[2], names[1], names[0]]
 
 
 def test_every_fixture_data_file_parses(fixture_tables):

@@ -2,11 +2,20 @@ import multiprocessing as mp
 
 import pytest
 
-from pyhudi.table import properties
-from pyhudi.storage import Storage
-from pyhudi.table.timeline import (COMPLETED, INFLIGHT, REQUESTED, Instant, InstantTimeGenerator, Timeline,
-                             parse_instant_file)
 from conftest import TABLE_NAMES
+from pyhudi.storage import Storage
+from pyhudi.table import properties
+from pyhudi.table.timeline import (
+    ACTIONS,
+    COMPLETED,
+    COMPLETED_ACTION,
+    INFLIGHT,
+    REQUESTED,
+    Instant,
+    InstantTimeGenerator,
+    Timeline,
+    parse_instant_file,
+)
 
 
 def _timeline(path):
@@ -39,14 +48,26 @@ def test_completed_instants_match_hudi_rs(fixture_tables, name):
 
 
 def test_parse_instant_files():
+    """Name by name cases are tests/conformance/instant_file_names.json; here the layout rules."""
     assert parse_instant_file("20250101000000000_20250101000001000.deltacommit", 2) == Instant(
         "20250101000000000", "deltacommit", COMPLETED, "20250101000001000")
-    assert parse_instant_file("20250101000000000.inflight", 2) == Instant("20250101000000000", "commit", INFLIGHT)
-    assert parse_instant_file("20250101000000000.clean.requested", 1) == Instant("20250101000000000", "clean", REQUESTED)
-    assert parse_instant_file("20250101000000000.commit", 1) == Instant("20250101000000000", "commit", COMPLETED)
-    assert parse_instant_file("20250101000000000.commit", 2) is None
-    assert parse_instant_file("history", 2) is None
-    assert parse_instant_file("hoodie.properties", 1) is None
+    assert parse_instant_file("20250101000000000_20250101000001000.deltacommit", 1) is None
+    assert parse_instant_file("20250101000000000.commit", 2) == Instant("20250101000000000", "commit", COMPLETED)
+    assert parse_instant_file("20250101000000000.clustering.requested", 1) is None
+
+
+@pytest.mark.parametrize("layout", [1, 2])
+@pytest.mark.parametrize("action", ACTIONS)
+@pytest.mark.parametrize("state", [REQUESTED, INFLIGHT, COMPLETED])
+def test_every_name_written_parses_back(layout, action, state):
+    """What the writer names an instant file, the reader loads as that instant (or, for states Hudi
+    never writes, such as a completed compaction, not at all)."""
+    inst = Instant("20250101000000000", action, state, "20250101000001000" if layout == 2 and state == COMPLETED
+                   else None)
+    parsed = parse_instant_file(inst.file_name(layout), layout)
+    assert parsed in (inst, None)
+    never_written = (state == COMPLETED and action in COMPLETED_ACTION) or (action, state) == ("savepoint", REQUESTED)
+    assert (parsed is None) == (never_written or (layout == 1 and action == "clustering"))
 
 
 def test_transitions_write_layout_2(tmp_path):

@@ -1,37 +1,52 @@
 package io.hudimeta.table;
 
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parsing and formatting of data file names; the rules of FORMAT-NOTES §1.1 and §6.1. */
+/**
+ * Parsing and formatting of data file names (FORMAT-NOTES §1.1 and §6.1); the cases both this and
+ * pyhudi/table/file_names.py must pass are tests/conformance/base_file_names.json and log_file_names.json.
+ */
 public final class FileNames {
-  private static final Pattern LOG = Pattern.compile("\\.(.+?)_(\\d+)\\.log\\.(\\d+)(?:_(\\d+-\\d+-\\d+))?([.-]cdc)?");
+  /**
+   * Hudi's inline log file pattern with extension {@code log} ({@code archive} names the archived
+   * timeline's files); the time must be digits, as every time Hudi writes is.
+   */
+  private static final Pattern LOG =
+      Pattern.compile("\\.([^._]+)_([0-9]+)\\.log\\.([0-9]+)(?:_([0-9]+-[0-9]+-[0-9]+)(\\.cdc)?)?");
   public static final String PARTITION_METAFILE_PREFIX = ".hoodie_partition_metadata";
+  /** HoodieFileFormat.BASE_FILE_EXTENSIONS. */
+  public static final Set<String> BASE_EXTENSIONS = Set.of("parquet", "orc", "hfile", "lance");
 
   private FileNames() {
   }
 
   /**
-   * Base file from {@code <fileId>_<writeToken>_<instant>.<ext>}: the file id ends at the first
-   * underscore, the instant starts after the last one. Null when the name is not a base file name.
+   * Base file from {@code <fileId>_<writeToken>_<instant>.<ext>}: the file id ends at the first underscore,
+   * the token at the second, the instant at the next dot (HoodieBaseFile's scan). Null when the name is not
+   * a base file name: a partition metafile, another extension, or an empty part or non-numeric instant.
    */
   public static BaseFile parseBaseFile(String name, long size) {
     int first = name.indexOf('_');
-    int last = name.lastIndexOf('_');
-    if (name.startsWith(".") || first <= 0 || last <= first + 1) {
+    int second = first < 0 ? -1 : name.indexOf('_', first + 1);
+    int dot = second < 0 ? -1 : name.indexOf('.', second + 1);
+    if (name.startsWith(PARTITION_METAFILE_PREFIX) || first <= 0 || second <= first + 1 || dot < 0) {
       return null;
     }
-    String rest = name.substring(last + 1);
-    int dot = rest.indexOf('.');
-    if (dot <= 0 || dot == rest.length() - 1 || !allDigits(rest, dot)) {
+    String instant = name.substring(second + 1, dot);
+    String extension = name.substring(dot + 1);
+    if (!isDigits(instant) || !BASE_EXTENSIONS.contains(extension)) {
       return null;
     }
-    return new BaseFile(name, name.substring(0, first), name.substring(first + 1, last), rest.substring(0, dot),
-        rest.substring(dot + 1), size);
+    return new BaseFile(name, name.substring(0, first), name.substring(first + 1, second), instant, extension, size);
   }
 
-  private static boolean allDigits(String s, int end) {
-    for (int i = 0; i < end; i++) {
+  private static boolean isDigits(String s) {
+    if (s.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
       if (s.charAt(i) < '0' || s.charAt(i) > '9') {
         return false;
       }

@@ -38,12 +38,16 @@ public final class Timeline {
   /** Metadata keys of rollback and restore instants that list the undone instants. */
   private static final List<String> UNDONE_KEYS =
       List.of("commitsRollback", "instantsRollback", "instantsToRollback", "restoreInstantInfo");
-  static final Set<String> ACTIONS = Set.of(Instant.COMMIT, Instant.DELTA_COMMIT, Instant.REPLACE_COMMIT,
-      Instant.COMPACTION, Instant.LOG_COMPACTION, Instant.CLUSTERING, Instant.CLEAN, Instant.ROLLBACK,
-      Instant.RESTORE, Instant.SAVEPOINT, Instant.INDEXING, Instant.SCHEMA_COMMIT);
-  private static final Pattern COMPLETED = Pattern.compile("(\\d+)(?:_(\\d+))?\\.([a-z]+)");
-  private static final Pattern PENDING = Pattern.compile("(\\d+)\\.([a-z]+)\\.(requested|inflight)");
-  private static final Pattern COMMIT_INFLIGHT = Pattern.compile("(\\d+)\\.inflight");
+  /** {@code <requested>[_<completion>]<extension>}; what follows the time(s) must be a loaded extension. */
+  private static final Pattern NAME = Pattern.compile("([0-9]+)(?:_([0-9]+))?(\\..+)");
+  /**
+   * Per layout, the extensions of the instant files Hudi's active timeline loads
+   * (ActiveTimelineV1/V2.VALID_EXTENSIONS_IN_ACTIVE_TIMELINE) with their action and state: a completed
+   * compaction, log compaction or clustering carries its completed action; clustering files exist only in
+   * layout 2; a commit's inflight is plain {@code .inflight}.
+   */
+  private static final List<Map<String, Map.Entry<String, Instant.State>>> EXTENSIONS = List.of(extensions(1),
+      extensions(2));
 
   private final FileSystem fs;
   private final TableConfig config;
@@ -94,16 +98,16 @@ public final class Timeline {
         stamps.put(status.getPath().getName(), status.getLen() + ":" + status.getModificationTime());
       }
     }
-    Timeline timeline = new Timeline(fs, config, dir, collapse(names));
+    Timeline timeline = new Timeline(fs, config, dir, collapse(names, config.timelineLayoutVersion()));
     timeline.stamps.putAll(stamps);
     return timeline;
   }
 
   /** Keeps, per requested time, the file showing the most advanced state. */
-  static List<Instant> collapse(Collection<String> fileNames) {
+  static List<Instant> collapse(Collection<String> fileNames, int layoutVersion) {
     Map<String, Instant> latest = new HashMap<>();
     for (String name : new TreeSet<>(fileNames)) {
-      Instant instant = parseFileName(name);
+      Instant instant = parseFileName(name, layoutVersion);
       if (instant == null) {
         continue;
       }
@@ -117,22 +121,44 @@ public final class Timeline {
     return sorted;
   }
 
-  /** The instant a timeline file name stands for (either layout), or null if it is not an instant file. */
-  public static Instant parseFileName(String name) {
-    Matcher m = COMMIT_INFLIGHT.matcher(name);
-    if (m.matches()) {
-      return new Instant(m.group(1), null, Instant.COMMIT, Instant.State.INFLIGHT, name);
+  /**
+   * The instant a timeline file name stands for in that layout (1: table version 6, 2: 8+), or null if
+   * Hudi does not load it as an instant (tests/conformance/instant_file_names.json). A layout-2 name without
+   * completion time is a completed 0.x instant, as in Hudi.
+   */
+  public static Instant parseFileName(String name, int layoutVersion) {
+    Matcher m = NAME.matcher(name);
+    if (!m.matches() || (layoutVersion == 1 && m.group(2) != null)) {
+      return null;
     }
-    m = PENDING.matcher(name);
-    if (m.matches()) {
-      Instant.State state = m.group(3).equals("requested") ? Instant.State.REQUESTED : Instant.State.INFLIGHT;
-      return ACTIONS.contains(m.group(2)) ? new Instant(m.group(1), null, m.group(2), state, name) : null;
+    Map.Entry<String, Instant.State> found = EXTENSIONS.get(layoutVersion == 1 ? 0 : 1).get(m.group(3));
+    if (found == null) {
+      return null;
     }
-    m = COMPLETED.matcher(name);
-    if (m.matches() && ACTIONS.contains(m.group(3))) {
-      return new Instant(m.group(1), m.group(2), m.group(3), Instant.State.COMPLETED, name);
+    String completion = found.getValue() == Instant.State.COMPLETED ? m.group(2) : null;
+    return new Instant(m.group(1), completion, found.getKey(), found.getValue(), name);
+  }
+
+  private static Map<String, Map.Entry<String, Instant.State>> extensions(int layoutVersion) {
+    Map<String, Map.Entry<String, Instant.State>> out = new HashMap<>();
+    for (String a : List.of(Instant.COMMIT, Instant.DELTA_COMMIT, Instant.REPLACE_COMMIT, Instant.CLEAN,
+        Instant.ROLLBACK, Instant.RESTORE, Instant.INDEXING, Instant.SCHEMA_COMMIT, Instant.SAVEPOINT)) {
+      out.put("." + a, Map.entry(a, Instant.State.COMPLETED));
     }
-    return null;
+    List<String> pending = new ArrayList<>(List.of(Instant.DELTA_COMMIT, Instant.REPLACE_COMMIT, Instant.CLEAN,
+        Instant.ROLLBACK, Instant.RESTORE, Instant.INDEXING, Instant.SCHEMA_COMMIT, Instant.COMPACTION,
+        Instant.LOG_COMPACTION));
+    if (layoutVersion == 2) {
+      pending.add(Instant.CLUSTERING);
+    }
+    for (String a : pending) {
+      out.put("." + a + ".requested", Map.entry(a, Instant.State.REQUESTED));
+      out.put("." + a + ".inflight", Map.entry(a, Instant.State.INFLIGHT));
+    }
+    out.put(".commit.requested", Map.entry(Instant.COMMIT, Instant.State.REQUESTED));
+    out.put(".inflight", Map.entry(Instant.COMMIT, Instant.State.INFLIGHT));
+    out.put(".savepoint.inflight", Map.entry(Instant.SAVEPOINT, Instant.State.INFLIGHT));
+    return Map.copyOf(out);
   }
 
   public TableConfig config() {
