@@ -28,10 +28,12 @@ def fixture_tables(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def spark():
-    from pyhudi import spark_session
+    from pyhudi import build, spark_session
 
+    # the test jar (inspectors, conformance runner) sits beside the connector jar spark_session adds
     session = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
                                "spark.sql.shuffle.partitions": "2",
-                               "spark.driver.memory": "2g"})
+                               "spark.driver.memory": "2g",
+                               "spark.jars": str(build.build_tests(quiet=True))})
     yield session
     session.stop()

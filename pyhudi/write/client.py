@@ -238,8 +238,8 @@ class Writer:
     # ---- planning -----------------------------------------------------------------------------
     def _latest_slices(self) -> list[dict]:
         jvm = self.spark._jvm
-        summary = jvm.io.hudimeta.table.TableSummary.json(self.spark._jsc.hadoopConfiguration(), self.path, "")
-        return json.loads(summary)["slices"]["latest"]
+        view = jvm.io.hudimeta.spark.WriterView.latestFileSlices(self.spark._jsc.hadoopConfiguration(), self.path, None)
+        return json.loads(view)["slices"]
 
     def _incoming(self, df: DataFrame) -> DataFrame:
         cfg = self.cfg

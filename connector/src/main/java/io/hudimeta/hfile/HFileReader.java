@@ -28,7 +28,8 @@ import org.apache.hadoop.fs.Path;
  * <p>Cells are ordered by row bytes, unsigned lexicographic. Rows may repeat (non-unique files);
  * exact lookups return the first cell of a row, scans return all of them.
  *
- * <p>Iterators throw {@link UncheckedIOException} for I/O or corruption errors found while walking.
+ * <p>Corruption is reported as {@link CorruptHFileException} (unchecked), I/O failures as
+ * {@link IOException}; iterators, which cannot throw it, wrap the latter in {@link UncheckedIOException}.
  */
 public final class HFileReader implements Closeable {
     private static final int DATA_BLOCK_CACHE = 8;

@@ -39,6 +39,20 @@ public final class MetadataFileListing implements FileListing, Closeable {
     return MetadataTable.open(fs, dataBasePath, dataConfig, dataTimeline).map(MetadataFileListing::new);
   }
 
+  /**
+   * The listing to prefer over listing storage: the metadata table's when it opens and is in sync
+   * with the data timeline, else empty (an opened one that is behind is closed again).
+   */
+  public static Optional<MetadataFileListing> openInSync(FileSystem fs, Path dataBasePath, TableConfig dataConfig,
+                                                         Timeline dataTimeline) {
+    Optional<MetadataFileListing> listing = open(fs, dataBasePath, dataConfig, dataTimeline);
+    if (listing.isPresent() && !listing.get().inSync()) {
+      listing.get().close();
+      return Optional.empty();
+    }
+    return listing;
+  }
+
   public MetadataTable metadataTable() {
     return mdt;
   }

@@ -33,12 +33,14 @@ import org.slf4j.LoggerFactory;
 
 import io.hudimeta.avro.AvroSchemas;
 import io.hudimeta.hfile.Cell;
+import io.hudimeta.hfile.CorruptHFileException;
 import io.hudimeta.hfile.HFileReader;
 import io.hudimeta.log.DeleteRecord;
 import io.hudimeta.log.HeaderKey;
 import io.hudimeta.log.LogBlock;
 import io.hudimeta.log.LogBlockType;
 import io.hudimeta.log.LogFileReader;
+import io.hudimeta.table.CorruptTableException;
 import io.hudimeta.table.FileEntry;
 import io.hudimeta.table.FileSlice;
 import io.hudimeta.table.FileSystemView;
@@ -403,10 +405,12 @@ public final class MetadataTable implements Closeable {
       }
     } catch (IOException | RuntimeException e) {
       slices.forEach(SliceReader::close);
+      String message = "cannot read metadata table partition " + dir + ": " + e.getMessage();
       if (e instanceof IOException io) {
-        throw new UncheckedIOException("cannot read metadata table partition " + dir + ": " + e.getMessage(), io);
+        throw new UncheckedIOException(message, io);
       }
-      throw (RuntimeException) e;
+      // a corrupt HFile names the file; the message adds which MDT partition could not be read
+      throw e instanceof CorruptHFileException ? new CorruptTableException(message, e) : (RuntimeException) e;
     }
     LOG.debug("Metadata table partition {}: {} file slices", mdtPartition, slices.size());
     return new PartitionReader(mdtPartition, slices);
@@ -615,7 +619,9 @@ public final class MetadataTable implements Closeable {
           }
         }
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot read metadata file slice " + slice.fileId() + ": " + e.getMessage(), e);
+        throw new UncheckedIOException(failure(e), e);
+      } catch (CorruptHFileException e) {
+        throw new CorruptTableException(failure(e), e);
       }
     }
 
@@ -640,8 +646,14 @@ public final class MetadataTable implements Closeable {
           }
         }
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot read metadata file slice " + slice.fileId() + ": " + e.getMessage(), e);
+        throw new UncheckedIOException(failure(e), e);
+      } catch (CorruptHFileException e) {
+        throw new CorruptTableException(failure(e), e);
       }
+    }
+
+    private String failure(Exception e) {
+      return "cannot read metadata file slice " + slice.fileId() + ": " + e.getMessage();
     }
 
     private static boolean startsWithAny(String key, List<String> prefixes) {

@@ -1,6 +1,7 @@
 package io.hudimeta.spark;
 
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -31,7 +32,7 @@ final class HudiMetaTable implements SupportsRead, SupportsWrite {
   private TableSnapshot snapshot;
 
   /**
-   * @param options those of the read or write, "path" included
+   * @param options those of the read or write, or a catalog table's properties, "path" included
    * @param givenSchema the schema Spark passed: inferred (read), user-specified (read) or the data's (write)
    * @param snapshot the snapshot that schema was inferred from, or null to load it on first use
    */
@@ -69,13 +70,28 @@ final class HudiMetaTable implements SupportsRead, SupportsWrite {
   }
 
   @Override
-  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    TableSnapshot s = snapshot();
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap readOptions) {
+    TableSnapshot s = snapshotFor(readOptions);
     if (givenSchema != null && !givenSchema.equals(s.schema())) {
       throw new IllegalArgumentException("hudi-meta: a Hudi table is read with its own schema; drop the "
           + "user-specified schema (.schema(...)) of this read. The table's schema: " + s.schema().simpleString());
     }
     return new HudiScanBuilder(s);
+  }
+
+  /**
+   * The snapshot one read sees: the table's options with the read's own on top, so a catalog table
+   * read with .option(...) gets its query type, time travel... as a load(path) would. The table's
+   * snapshot serves when the read adds nothing (load(path) passes its options to both).
+   */
+  private TableSnapshot snapshotFor(CaseInsensitiveStringMap readOptions) {
+    Map<String, String> merged = new HashMap<>(options);
+    merged.putAll(readOptions);
+    if (options.containsKey("path")) {
+      merged.put("path", options.get("path")); // a catalog table is its location, whatever the read says
+    }
+    CaseInsensitiveStringMap effective = new CaseInsensitiveStringMap(merged);
+    return effective.equals(options) ? snapshot() : TableSnapshot.load(ReadOptions.parse(effective));
   }
 
   @Override

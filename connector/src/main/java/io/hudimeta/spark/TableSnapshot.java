@@ -280,10 +280,10 @@ final class TableSnapshot {
    */
   private FileListing listing() {
     if (options.metadataEnabled) {
-      Optional<MetadataTable> mdt = MetadataTable.open(fs, basePath, config, timeline);
-      if (mdt.isPresent() && mdt.get().inSync()) {
+      Optional<MetadataFileListing> mdt = MetadataFileListing.openInSync(fs, basePath, config, timeline);
+      if (mdt.isPresent()) {
         listingSource = "metadata";
-        return new MetadataFileListing(mdt.get());
+        return mdt.get();
       }
     }
     listingSource = "storage";

@@ -24,19 +24,35 @@ import org.apache.hadoop.fs.Path;
 public final class StorageListing implements FileListing {
   private final FileSystem fs;
   private final Path basePath;
-  private final Map<String, List<FileEntry>> discovered;
+  private volatile Map<String, List<FileEntry>> discovered; // null until a walk is needed
 
-  private StorageListing(FileSystem fs, Path basePath, Map<String, List<FileEntry>> discovered) {
+  private StorageListing(FileSystem fs, Path basePath) {
     this.fs = fs;
     this.basePath = basePath;
-    this.discovered = discovered;
   }
 
   /** Walks the table once; the files seen on the way are kept, so {@link #files} does not list again. */
   public static StorageListing list(FileSystem fs, Path basePath) {
-    Map<String, List<FileEntry>> found = new TreeMap<>();
-    walk(fs, basePath, "", found);
-    return new StorageListing(fs, basePath, found);
+    StorageListing listing = lazy(fs, basePath);
+    listing.discovered();
+    return listing;
+  }
+
+  /**
+   * A listing that walks nothing up front: {@link #files} lists just the partitions asked for, and
+   * only {@link #partitions} or {@link #all} walk the table (once).
+   */
+  public static StorageListing lazy(FileSystem fs, Path basePath) {
+    return new StorageListing(fs, basePath);
+  }
+
+  private synchronized Map<String, List<FileEntry>> discovered() {
+    if (discovered == null) {
+      Map<String, List<FileEntry>> found = new TreeMap<>();
+      walk(fs, basePath, "", found);
+      discovered = found;
+    }
+    return discovered;
   }
 
   private static void walk(FileSystem fs, Path dir, String relative, Map<String, List<FileEntry>> found) {
@@ -77,14 +93,15 @@ public final class StorageListing implements FileListing {
 
   @Override
   public List<String> partitions() {
-    return new ArrayList<>(discovered.keySet());
+    return new ArrayList<>(discovered().keySet());
   }
 
   @Override
   public Map<String, List<FileEntry>> files(Collection<String> partitions) {
+    Map<String, List<FileEntry>> walked = discovered;
     Map<String, List<FileEntry>> out = new LinkedHashMap<>();
     for (String p : partitions) {
-      List<FileEntry> known = discovered.get(p);
+      List<FileEntry> known = walked == null ? null : walked.get(p);
       out.put(p, known != null ? known : listPartition(p));
     }
     return out;
@@ -103,6 +120,6 @@ public final class StorageListing implements FileListing {
 
   /** Every discovered partition with its files. */
   public Map<String, List<FileEntry>> all() {
-    return Collections.unmodifiableMap(discovered);
+    return Collections.unmodifiableMap(discovered());
   }
 }

@@ -38,7 +38,7 @@ import io.hudimeta.table.Timeline;
 import io.hudimeta.table.Visibility;
 
 /**
- * Small static entry points returning JSON, for py4j callers (tests, the CLI): one round trip per
+ * Small static entry points returning JSON, for py4j callers (tests): one round trip per
  * question. Not used by the reader itself.
  */
 public final class MetadataInspect {
