@@ -6,6 +6,7 @@ package io.hudimeta;
  * table, log and hfile packages so none of them has to depend on another for it.
  */
 public class HudiException extends RuntimeException {
+
   private static final long serialVersionUID = 1L;
 
   public HudiException(String message) {

@@ -13,7 +13,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Map;
 import java.util.UUID;
-
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericFixed;
@@ -62,6 +61,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Not thread-safe (it remembers the last record schema it checked).
  */
 public final class AvroRowConverter {
+
   /** Converts one non-null Avro value to its Spark internal value. */
   @FunctionalInterface
   private interface Conv {
@@ -90,9 +90,13 @@ public final class AvroRowConverter {
     Schema actual = record.getSchema();
     if (actual != lastCheckedSchema) {
       if (!actual.equals(schema)) {
-        throw new IllegalArgumentException("record of schema " + actual.getFullName()
-            + " differs from the schema this converter was built for (" + schema.getFullName()
-            + "); build one converter per writer schema");
+        throw new IllegalArgumentException(
+          "record of schema " +
+            actual.getFullName() +
+            " differs from the schema this converter was built for (" +
+            schema.getFullName() +
+            "); build one converter per writer schema"
+        );
       }
       lastCheckedSchema = actual;
     }
@@ -140,8 +144,10 @@ public final class AvroRowConverter {
     if (target instanceof BooleanType && t == Schema.Type.BOOLEAN) {
       return v -> v;
     }
-    if ((target instanceof IntegerType || target instanceof ShortType || target instanceof ByteType)
-        && t == Schema.Type.INT) {
+    if (
+      (target instanceof IntegerType || target instanceof ShortType || target instanceof ByteType) &&
+      t == Schema.Type.INT
+    ) {
       // Hudi stores Spark byte and short columns as Avro int.
       if (target instanceof ShortType) {
         return v -> ((Number) v).shortValue();
@@ -154,8 +160,7 @@ public final class AvroRowConverter {
     if (target instanceof FloatType && (intOrLong || t == Schema.Type.FLOAT)) {
       return v -> ((Number) v).floatValue();
     }
-    if (target instanceof DoubleType && (intOrLong || t == Schema.Type.FLOAT
-        || t == Schema.Type.DOUBLE)) {
+    if (target instanceof DoubleType && (intOrLong || t == Schema.Type.FLOAT || t == Schema.Type.DOUBLE)) {
       return v -> ((Number) v).doubleValue();
     }
     throw mismatch(s, target, path);
@@ -168,8 +173,7 @@ public final class AvroRowConverter {
     for (int i = 0; i < fields.length; i++) {
       Schema.Field source = findField(record, fields[i].name(), path);
       positions[i] = source == null ? -1 : source.pos();
-      convs[i] = source == null ? null
-          : build(source.schema(), fields[i].dataType(), path + "." + fields[i].name());
+      convs[i] = source == null ? null : build(source.schema(), fields[i].dataType(), path + "." + fields[i].name());
     }
     return v -> {
       IndexedRecord r = (IndexedRecord) v;
@@ -192,9 +196,17 @@ public final class AvroRowConverter {
     for (Schema.Field f : record.getFields()) {
       if (f.name().equalsIgnoreCase(name)) {
         if (found != null) {
-          throw new IllegalArgumentException("field " + name + " of " + path
-              + " matches Avro fields " + found.name() + " and " + f.name()
-              + " case-insensitively");
+          throw new IllegalArgumentException(
+            "field " +
+              name +
+              " of " +
+              path +
+              " matches Avro fields " +
+              found.name() +
+              " and " +
+              f.name() +
+              " case-insensitively"
+          );
         }
         found = f;
       }
@@ -217,8 +229,13 @@ public final class AvroRowConverter {
 
   private static Conv map(Schema s, MapType target, String path) {
     if (!(target.keyType() instanceof StringType)) {
-      throw new IllegalArgumentException("map at " + path + " is requested with key type "
-          + target.keyType().simpleString() + " but Avro map keys are strings");
+      throw new IllegalArgumentException(
+        "map at " +
+          path +
+          " is requested with key type " +
+          target.keyType().simpleString() +
+          " but Avro map keys are strings"
+      );
     }
     Conv value = build(s.getValueType(), target.valueType(), path + "{}");
     return v -> {
@@ -245,8 +262,12 @@ public final class AvroRowConverter {
         }
         AvroSchemas.decimalType((LogicalTypes.Decimal) s.getLogicalType(), path);
         int sourceScale = ((LogicalTypes.Decimal) s.getLogicalType()).getScale();
-        return v -> Decimal.apply(v instanceof BigDecimal ? (BigDecimal) v
-            : new BigDecimal(new BigInteger(bytes(v)), sourceScale), precision, scale);
+        return v ->
+          Decimal.apply(
+            v instanceof BigDecimal ? (BigDecimal) v : new BigDecimal(new BigInteger(bytes(v)), sourceScale),
+            precision,
+            scale
+          );
       case INT:
       case LONG:
         if (s.getLogicalType() != null) {
@@ -268,8 +289,7 @@ public final class AvroRowConverter {
       case BYTES:
         return logical == null ? v -> UTF8String.fromBytes(bytes(v)) : fail(s, target, path);
       case FIXED:
-        return "uuid".equals(logical) ? v -> UTF8String.fromString(uuid(bytes(v)))
-            : fail(s, target, path);
+        return "uuid".equals(logical) ? v -> UTF8String.fromString(uuid(bytes(v))) : fail(s, target, path);
       case BOOLEAN:
       case INT:
       case LONG:
@@ -302,8 +322,7 @@ public final class AvroRowConverter {
         return ChronoUnit.MICROS.between(Instant.EPOCH, (Instant) v);
       }
       if (v instanceof LocalDateTime) {
-        return ChronoUnit.MICROS.between(Instant.EPOCH, ((LocalDateTime) v).toInstant(
-            ZoneOffset.UTC));
+        return ChronoUnit.MICROS.between(Instant.EPOCH, ((LocalDateTime) v).toInstant(ZoneOffset.UTC));
       }
       long raw = (Long) v;
       return millis ? Math.multiplyExact(raw, 1000L) : raw;
@@ -352,8 +371,14 @@ public final class AvroRowConverter {
 
   private static IllegalArgumentException mismatch(Schema s, DataType target, String path) {
     String logical = AvroSchemas.logicalName(s);
-    return new IllegalArgumentException("cannot read Avro " + s.getType()
-        + (logical == null ? "" : " (" + logical + ")") + " at " + path + " as Spark "
-        + target.simpleString());
+    return new IllegalArgumentException(
+      "cannot read Avro " +
+        s.getType() +
+        (logical == null ? "" : " (" + logical + ")") +
+        " at " +
+        path +
+        " as Spark " +
+        target.simpleString()
+    );
   }
 }

@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -27,8 +26,8 @@ import org.apache.spark.sql.types.StructType;
  * like their underlying type.
  */
 public final class AvroSchemas {
-  private AvroSchemas() {
-  }
+
+  private AvroSchemas() {}
 
   /** Parses schema JSON; default values are not validated, as writers have produced odd ones. */
   public static Schema parse(String json) {
@@ -39,8 +38,7 @@ public final class AvroSchemas {
   public static StructType toStructType(Schema schema) {
     DataType type = toSparkType(schema);
     if (!(type instanceof StructType)) {
-      throw new IllegalArgumentException("expected an Avro record schema but got " + schema.getType()
-          + ": " + schema);
+      throw new IllegalArgumentException("expected an Avro record schema but got " + schema.getType() + ": " + schema);
     }
     return (StructType) type;
   }
@@ -86,8 +84,9 @@ public final class AvroSchemas {
     if (types.isEmpty()) {
       return Schema.create(Schema.Type.NULL);
     }
-    throw new IllegalArgumentException("Avro union " + schema + " at " + path
-        + " is not supported: only unions of null and one type map to Spark");
+    throw new IllegalArgumentException(
+      "Avro union " + schema + " at " + path + " is not supported: only unions of null and one type map to Spark"
+    );
   }
 
   /** Name of the logical type, or null ("local-timestamp-*" included, whatever the Avro version). */
@@ -98,6 +97,7 @@ public final class AvroSchemas {
 
   /** Walks a schema once, tracking the record names on the path to reject recursive records. */
   private static final class Mapper {
+
     private final Deque<String> recordsOnPath = new ArrayDeque<>();
 
     DataType map(Schema schema, String path) {
@@ -130,8 +130,7 @@ public final class AvroSchemas {
           Schema values = s.getValueType();
           return MapType.apply(DataTypes.StringType, map(values, path + "{}"), isNullable(values));
         default:
-          throw new IllegalArgumentException("Avro type " + s.getType() + " at " + path
-              + " has no Spark equivalent");
+          throw new IllegalArgumentException("Avro type " + s.getType() + " at " + path + " has no Spark equivalent");
       }
     }
 
@@ -165,8 +164,9 @@ public final class AvroSchemas {
     private StructType struct(Schema record, String path) {
       String name = record.getFullName();
       if (recordsOnPath.contains(name)) {
-        throw new IllegalArgumentException("recursive Avro record " + name + " at " + path
-            + " has no Spark equivalent");
+        throw new IllegalArgumentException(
+          "recursive Avro record " + name + " at " + path + " has no Spark equivalent"
+        );
       }
       recordsOnPath.push(name);
       List<StructField> fields = new ArrayList<>();
@@ -181,9 +181,16 @@ public final class AvroSchemas {
 
   static DecimalType decimalType(LogicalTypes.Decimal decimal, String path) {
     if (decimal.getPrecision() > DecimalType.MAX_PRECISION()) {
-      throw new IllegalArgumentException("Avro decimal(" + decimal.getPrecision() + ","
-          + decimal.getScale() + ") at " + path + " exceeds Spark's maximum precision "
-          + DecimalType.MAX_PRECISION());
+      throw new IllegalArgumentException(
+        "Avro decimal(" +
+          decimal.getPrecision() +
+          "," +
+          decimal.getScale() +
+          ") at " +
+          path +
+          " exceeds Spark's maximum precision " +
+          DecimalType.MAX_PRECISION()
+      );
     }
     return DataTypes.createDecimalType(decimal.getPrecision(), decimal.getScale());
   }

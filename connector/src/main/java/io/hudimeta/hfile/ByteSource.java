@@ -2,69 +2,76 @@ package io.hudimeta.hfile;
 
 import java.io.Closeable;
 import java.io.IOException;
-
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /** Positioned reads over an HFile's bytes, wherever they live. */
 interface ByteSource extends Closeable {
+  long length();
 
-    long length();
+  /** Reads exactly len bytes starting at file position pos. */
+  void readFully(long pos, byte[] dst, int off, int len) throws IOException;
 
-    /** Reads exactly len bytes starting at file position pos. */
-    void readFully(long pos, byte[] dst, int off, int len) throws IOException;
+  /** Names the bytes in error messages (a path, or what an in-memory file was cut from). */
+  String name();
 
-    /** Names the bytes in error messages (a path, or what an in-memory file was cut from). */
-    String name();
+  static ByteSource ofBytes(byte[] bytes, String name) {
+    return new ByteSource() {
+      public long length() {
+        return bytes.length;
+      }
 
-    static ByteSource ofBytes(byte[] bytes, String name) {
-        return new ByteSource() {
-            public long length() {
-                return bytes.length;
-            }
+      public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
+        if (pos < 0 || pos + len > bytes.length) {
+          throw new CorruptHFileException(
+            "read of " +
+              len +
+              " bytes at offset " +
+              pos +
+              " runs past the end of " +
+              name +
+              " (" +
+              bytes.length +
+              " bytes)"
+          );
+        }
+        System.arraycopy(bytes, (int) pos, dst, off, len);
+      }
 
-            public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
-                if (pos < 0 || pos + len > bytes.length) {
-                    throw new CorruptHFileException("read of " + len + " bytes at offset " + pos + " runs past the end of "
-                            + name + " (" + bytes.length + " bytes)");
-                }
-                System.arraycopy(bytes, (int) pos, dst, off, len);
-            }
+      public String name() {
+        return name;
+      }
 
-            public String name() {
-                return name;
-            }
+      public void close() {}
+    };
+  }
 
-            public void close() {
-            }
-        };
-    }
+  /** Opens the file once; every read is a positioned read (pread), so readers may share it. */
+  static ByteSource ofHadoop(FileSystem fs, Path path) throws IOException {
+    long length = fs.getFileStatus(path).getLen();
+    FSDataInputStream in = fs.open(path);
+    return new ByteSource() {
+      public long length() {
+        return length;
+      }
 
-    /** Opens the file once; every read is a positioned read (pread), so readers may share it. */
-    static ByteSource ofHadoop(FileSystem fs, Path path) throws IOException {
-        long length = fs.getFileStatus(path).getLen();
-        FSDataInputStream in = fs.open(path);
-        return new ByteSource() {
-            public long length() {
-                return length;
-            }
+      public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
+        if (pos < 0 || pos + len > length) {
+          throw new CorruptHFileException(
+            "read of " + len + " bytes at offset " + pos + " runs past the end of " + path + " (" + length + " bytes)"
+          );
+        }
+        in.readFully(pos, dst, off, len);
+      }
 
-            public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
-                if (pos < 0 || pos + len > length) {
-                    throw new CorruptHFileException("read of " + len + " bytes at offset " + pos + " runs past the end of "
-                            + path + " (" + length + " bytes)");
-                }
-                in.readFully(pos, dst, off, len);
-            }
+      public String name() {
+        return path.toString();
+      }
 
-            public String name() {
-                return path.toString();
-            }
-
-            public void close() throws IOException {
-                in.close();
-            }
-        };
-    }
+      public void close() throws IOException {
+        in.close();
+      }
+    };
+  }
 }

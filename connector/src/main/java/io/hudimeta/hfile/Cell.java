@@ -7,14 +7,13 @@ import java.nio.charset.StandardCharsets;
  * Family, qualifier, timestamp and type carry no information in Hudi files and are dropped.
  */
 public record Cell(byte[] row, byte[] value) {
+  /** The row decoded as UTF-8 (Hudi record keys are UTF-8 strings). */
+  public String rowString() {
+    return new String(row, StandardCharsets.UTF_8);
+  }
 
-    /** The row decoded as UTF-8 (Hudi record keys are UTF-8 strings). */
-    public String rowString() {
-        return new String(row, StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public String toString() {
-        return "Cell[" + rowString() + ", " + value.length + " value bytes]";
-    }
+  @Override
+  public String toString() {
+    return "Cell[" + rowString() + ", " + value.length + " value bytes]";
+  }
 }

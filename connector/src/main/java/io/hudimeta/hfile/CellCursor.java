@@ -4,64 +4,65 @@ import java.io.IOException;
 
 /** Walks cells in file order from a starting point, crossing data block boundaries. */
 final class CellCursor {
-    interface BlockLoader {
-        DataBlock load(long offset, int onDiskSize) throws IOException;
-    }
 
-    private final BlockIndex.Position position;
-    private final BlockLoader loader;
-    private DataBlock block;
-    private int slot;
+  interface BlockLoader {
+    DataBlock load(long offset, int onDiskSize) throws IOException;
+  }
 
-    private CellCursor(BlockIndex.Position position, BlockLoader loader, byte[] target) throws IOException {
-        this.position = position;
-        this.loader = loader;
-        if (position != null) {
-            block = loader.load(position.blockOffset(), position.blockSize());
-            slot = target == null ? 0 : block.lowerBound(target);
-        }
-    }
+  private final BlockIndex.Position position;
+  private final BlockLoader loader;
+  private DataBlock block;
+  private int slot;
 
-    /** Cursor on the first cell of the file. */
-    static CellCursor atStart(BlockIndex index, BlockLoader loader) throws IOException {
-        return new CellCursor(index.first(), loader, null);
+  private CellCursor(BlockIndex.Position position, BlockLoader loader, byte[] target) throws IOException {
+    this.position = position;
+    this.loader = loader;
+    if (position != null) {
+      block = loader.load(position.blockOffset(), position.blockSize());
+      slot = target == null ? 0 : block.lowerBound(target);
     }
+  }
 
-    /**
-     * Cursor on the first cell whose row is >= row. The index picks the last block whose key sorts
-     * before row; if row is not in it, the cursor runs off its end onto the next block, whose first
-     * row is >= its index key >= row.
-     */
-    static CellCursor atOrAfter(BlockIndex index, BlockLoader loader, byte[] row) throws IOException {
-        return new CellCursor(index.seek(row), loader, row);
-    }
+  /** Cursor on the first cell of the file. */
+  static CellCursor atStart(BlockIndex index, BlockLoader loader) throws IOException {
+    return new CellCursor(index.first(), loader, null);
+  }
 
-    /** True while the cursor is on a cell; moves into the next block when this one is used up. */
-    boolean valid() throws IOException {
-        while (block != null && slot >= block.count()) {
-            if (position.advance()) {
-                block = loader.load(position.blockOffset(), position.blockSize());
-                slot = 0;
-            } else {
-                block = null;
-            }
-        }
-        return block != null;
-    }
+  /**
+   * Cursor on the first cell whose row is >= row. The index picks the last block whose key sorts
+   * before row; if row is not in it, the cursor runs off its end onto the next block, whose first
+   * row is >= its index key >= row.
+   */
+  static CellCursor atOrAfter(BlockIndex index, BlockLoader loader, byte[] row) throws IOException {
+    return new CellCursor(index.seek(row), loader, row);
+  }
 
-    int compareRow(byte[] row) {
-        return block.compareRow(slot, row);
+  /** True while the cursor is on a cell; moves into the next block when this one is used up. */
+  boolean valid() throws IOException {
+    while (block != null && slot >= block.count()) {
+      if (position.advance()) {
+        block = loader.load(position.blockOffset(), position.blockSize());
+        slot = 0;
+      } else {
+        block = null;
+      }
     }
+    return block != null;
+  }
 
-    boolean rowStartsWith(byte[] prefix) {
-        return block.rowStartsWith(slot, prefix);
-    }
+  int compareRow(byte[] row) {
+    return block.compareRow(slot, row);
+  }
 
-    Cell cell() {
-        return block.cell(slot);
-    }
+  boolean rowStartsWith(byte[] prefix) {
+    return block.rowStartsWith(slot, prefix);
+  }
 
-    void next() {
-        slot++;
-    }
+  Cell cell() {
+    return block.cell(slot);
+  }
+
+  void next() {
+    slot++;
+  }
 }

@@ -10,39 +10,47 @@ import java.util.zip.GZIPInputStream;
  * Hudi writes GZ (the default) or NONE; the others are recognised only to name them in errors.
  */
 public enum Codec {
-    LZO, GZ, NONE, SNAPPY, LZ4, BZIP2, ZSTD;
+  LZO,
+  GZ,
+  NONE,
+  SNAPPY,
+  LZ4,
+  BZIP2,
+  ZSTD;
 
-    static Codec fromOrdinal(long ordinal, String source) throws CorruptHFileException {
-        if (ordinal < 0 || ordinal >= values().length) {
-            throw new CorruptHFileException("unknown compression codec ordinal " + ordinal + " in the trailer of " + source);
-        }
-        return values()[(int) ordinal];
+  static Codec fromOrdinal(long ordinal, String source) throws CorruptHFileException {
+    if (ordinal < 0 || ordinal >= values().length) {
+      throw new CorruptHFileException("unknown compression codec ordinal " + ordinal + " in the trailer of " + source);
     }
+    return values()[(int) ordinal];
+  }
 
-    /** Fails early (at open) for codecs this reader cannot decompress. */
-    void requireSupported(String source) {
-        if (this != GZ && this != NONE) {
-            throw new UnsupportedOperationException("HFile " + source + " is compressed with " + name()
-                    + "; only GZ and NONE are supported");
-        }
+  /** Fails early (at open) for codecs this reader cannot decompress. */
+  void requireSupported(String source) {
+    if (this != GZ && this != NONE) {
+      throw new UnsupportedOperationException(
+        "HFile " + source + " is compressed with " + name() + "; only GZ and NONE are supported"
+      );
     }
+  }
 
-    /** Decompresses one block payload; GZ payloads are single gzip members (RFC 1952). */
-    byte[] decompress(byte[] buf, int off, int len, int uncompressedSize, String where) throws IOException {
-        requireSupported(where);
-        byte[] out = this == NONE ? Arrays.copyOfRange(buf, off, off + len) : gunzip(buf, off, len, where);
-        if (out.length != uncompressedSize) {
-            throw new CorruptHFileException(where + " decompresses to " + out.length + " bytes, header says "
-                    + uncompressedSize);
-        }
-        return out;
+  /** Decompresses one block payload; GZ payloads are single gzip members (RFC 1952). */
+  byte[] decompress(byte[] buf, int off, int len, int uncompressedSize, String where) throws IOException {
+    requireSupported(where);
+    byte[] out = this == NONE ? Arrays.copyOfRange(buf, off, off + len) : gunzip(buf, off, len, where);
+    if (out.length != uncompressedSize) {
+      throw new CorruptHFileException(
+        where + " decompresses to " + out.length + " bytes, header says " + uncompressedSize
+      );
     }
+    return out;
+  }
 
-    private static byte[] gunzip(byte[] buf, int off, int len, String where) throws CorruptHFileException {
-        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(buf, off, len), 8192)) {
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new CorruptHFileException("cannot gunzip " + where + ": " + e.getMessage(), e);
-        }
+  private static byte[] gunzip(byte[] buf, int off, int len, String where) throws CorruptHFileException {
+    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(buf, off, len), 8192)) {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new CorruptHFileException("cannot gunzip " + where + ": " + e.getMessage(), e);
     }
+  }
 }

@@ -7,13 +7,14 @@ import io.hudimeta.HudiException;
  * the other {@link HudiException}s; I/O failures of the storage stay {@link java.io.IOException}s.
  */
 public class CorruptHFileException extends HudiException {
-    private static final long serialVersionUID = 1L;
 
-    public CorruptHFileException(String message) {
-        super(message);
-    }
+  private static final long serialVersionUID = 1L;
 
-    public CorruptHFileException(String message, Throwable cause) {
-        super(message, cause);
-    }
+  public CorruptHFileException(String message) {
+    super(message);
+  }
+
+  public CorruptHFileException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

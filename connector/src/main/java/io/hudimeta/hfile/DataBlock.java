@@ -8,102 +8,104 @@ import java.util.Arrays;
  * {@code int16 tagsLen | tags} and a Hadoop VLong memstore timestamp.
  */
 final class DataBlock {
-    private final byte[] payload;
-    private final int[] rowOffset;
-    private final int[] rowLength;
-    private final int[] valueOffset;
-    private final int[] valueLength;
 
-    private DataBlock(byte[] payload, int[] rowOffset, int[] rowLength, int[] valueOffset, int[] valueLength) {
-        this.payload = payload;
-        this.rowOffset = rowOffset;
-        this.rowLength = rowLength;
-        this.valueOffset = valueOffset;
-        this.valueLength = valueLength;
-    }
+  private final byte[] payload;
+  private final int[] rowOffset;
+  private final int[] rowLength;
+  private final int[] valueOffset;
+  private final int[] valueLength;
 
-    static DataBlock parse(byte[] p, boolean hasTags, boolean hasMemstoreTs, String where) throws CorruptHFileException {
-        IntList rowOff = new IntList();
-        IntList rowLen = new IntList();
-        IntList valOff = new IntList();
-        IntList valLen = new IntList();
-        int pos = 0;
-        try {
-            while (pos < p.length) {
-                int keyLen = Bytes.readInt(p, pos);
-                int valueLen = Bytes.readInt(p, pos + 4);
-                int rLen = Bytes.readUnsignedShort(p, pos + 8);
-                if (keyLen < rLen + 2 || valueLen < 0 || (long) pos + 8 + keyLen + valueLen > p.length) {
-                    throw new CorruptHFileException("bad cell at payload offset " + pos + " of " + where);
-                }
-                rowOff.add(pos + 10);
-                rowLen.add(rLen);
-                valOff.add(pos + 8 + keyLen);
-                valLen.add(valueLen);
-                pos += 8 + keyLen + valueLen;
-                if (hasTags) {
-                    pos += 2 + Bytes.readUnsignedShort(p, pos);
-                }
-                if (hasMemstoreTs) {
-                    pos += Bytes.vlongSize(p[pos]);
-                }
-            }
-        } catch (ArrayIndexOutOfBoundsException e) {
-            throw new CorruptHFileException("truncated cell at payload offset " + pos + " of " + where, e);
+  private DataBlock(byte[] payload, int[] rowOffset, int[] rowLength, int[] valueOffset, int[] valueLength) {
+    this.payload = payload;
+    this.rowOffset = rowOffset;
+    this.rowLength = rowLength;
+    this.valueOffset = valueOffset;
+    this.valueLength = valueLength;
+  }
+
+  static DataBlock parse(byte[] p, boolean hasTags, boolean hasMemstoreTs, String where) throws CorruptHFileException {
+    IntList rowOff = new IntList();
+    IntList rowLen = new IntList();
+    IntList valOff = new IntList();
+    IntList valLen = new IntList();
+    int pos = 0;
+    try {
+      while (pos < p.length) {
+        int keyLen = Bytes.readInt(p, pos);
+        int valueLen = Bytes.readInt(p, pos + 4);
+        int rLen = Bytes.readUnsignedShort(p, pos + 8);
+        if (keyLen < rLen + 2 || valueLen < 0 || (long) pos + 8 + keyLen + valueLen > p.length) {
+          throw new CorruptHFileException("bad cell at payload offset " + pos + " of " + where);
         }
-        if (pos != p.length) {
-            throw new CorruptHFileException("last cell overruns the payload of " + where);
+        rowOff.add(pos + 10);
+        rowLen.add(rLen);
+        valOff.add(pos + 8 + keyLen);
+        valLen.add(valueLen);
+        pos += 8 + keyLen + valueLen;
+        if (hasTags) {
+          pos += 2 + Bytes.readUnsignedShort(p, pos);
         }
-        return new DataBlock(p, rowOff.toArray(), rowLen.toArray(), valOff.toArray(), valLen.toArray());
-    }
-
-    int count() {
-        return rowOffset.length;
-    }
-
-    /** Index of the first cell whose row is >= row (count() if none). */
-    int lowerBound(byte[] row) {
-        int lo = 0;
-        int hi = count();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (compareRow(mid, row) < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
+        if (hasMemstoreTs) {
+          pos += Bytes.vlongSize(p[pos]);
         }
-        return lo;
+      }
+    } catch (ArrayIndexOutOfBoundsException e) {
+      throw new CorruptHFileException("truncated cell at payload offset " + pos + " of " + where, e);
+    }
+    if (pos != p.length) {
+      throw new CorruptHFileException("last cell overruns the payload of " + where);
+    }
+    return new DataBlock(p, rowOff.toArray(), rowLen.toArray(), valOff.toArray(), valLen.toArray());
+  }
+
+  int count() {
+    return rowOffset.length;
+  }
+
+  /** Index of the first cell whose row is >= row (count() if none). */
+  int lowerBound(byte[] row) {
+    int lo = 0;
+    int hi = count();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (compareRow(mid, row) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  int compareRow(int i, byte[] row) {
+    return Bytes.compare(payload, rowOffset[i], rowLength[i], row);
+  }
+
+  boolean rowStartsWith(int i, byte[] prefix) {
+    return Bytes.startsWith(payload, rowOffset[i], rowLength[i], prefix);
+  }
+
+  Cell cell(int i) {
+    byte[] row = Arrays.copyOfRange(payload, rowOffset[i], rowOffset[i] + rowLength[i]);
+    byte[] value = Arrays.copyOfRange(payload, valueOffset[i], valueOffset[i] + valueLength[i]);
+    return new Cell(row, value);
+  }
+
+  /** Growable int array, to avoid boxing while splitting a block. */
+  private static final class IntList {
+
+    private int[] items = new int[64];
+    private int size;
+
+    void add(int v) {
+      if (size == items.length) {
+        items = Arrays.copyOf(items, size * 2);
+      }
+      items[size++] = v;
     }
 
-    int compareRow(int i, byte[] row) {
-        return Bytes.compare(payload, rowOffset[i], rowLength[i], row);
+    int[] toArray() {
+      return Arrays.copyOf(items, size);
     }
-
-    boolean rowStartsWith(int i, byte[] prefix) {
-        return Bytes.startsWith(payload, rowOffset[i], rowLength[i], prefix);
-    }
-
-    Cell cell(int i) {
-        byte[] row = Arrays.copyOfRange(payload, rowOffset[i], rowOffset[i] + rowLength[i]);
-        byte[] value = Arrays.copyOfRange(payload, valueOffset[i], valueOffset[i] + valueLength[i]);
-        return new Cell(row, value);
-    }
-
-    /** Growable int array, to avoid boxing while splitting a block. */
-    private static final class IntList {
-        private int[] items = new int[64];
-        private int size;
-
-        void add(int v) {
-            if (size == items.length) {
-                items = Arrays.copyOf(items, size * 2);
-            }
-            items[size++] = v;
-        }
-
-        int[] toArray() {
-            return Arrays.copyOf(items, size);
-        }
-    }
+  }
 }

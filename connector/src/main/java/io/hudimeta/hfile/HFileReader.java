@@ -14,7 +14,6 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Predicate;
-
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -32,236 +31,265 @@ import org.apache.hadoop.fs.Path;
  * {@link IOException}; iterators, which cannot throw it, wrap the latter in {@link UncheckedIOException}.
  */
 public final class HFileReader implements Closeable {
-    private static final int DATA_BLOCK_CACHE = 8;
-    private static final int INDEX_BLOCK_CACHE = 32;
-    private static final String KEY_VALUE_VERSION = "KEY_VALUE_VERSION";
-    private static final String MAX_TAGS_LEN = "hfile.MAX_TAGS_LEN";
 
-    private final ByteSource source;
-    private final Trailer trailer;
-    private final BlockReader blocks;
-    private final BlockIndex dataIndex;
-    private final IndexNode metaIndex;
-    private final Map<String, byte[]> fileInfo;
-    private final boolean cellsHaveTags;
-    private final boolean cellsHaveMemstoreTs;
-    private final LruCache<DataBlock> dataBlocks = new LruCache<>(DATA_BLOCK_CACHE);
-    private final LruCache<IndexNode> indexBlocks = new LruCache<>(INDEX_BLOCK_CACHE);
+  private static final int DATA_BLOCK_CACHE = 8;
+  private static final int INDEX_BLOCK_CACHE = 32;
+  private static final String KEY_VALUE_VERSION = "KEY_VALUE_VERSION";
+  private static final String MAX_TAGS_LEN = "hfile.MAX_TAGS_LEN";
 
-    /** Opens an HFile on any Hadoop file system. */
-    public static HFileReader open(FileSystem fs, Path path) throws IOException {
-        ByteSource source = ByteSource.ofHadoop(fs, path);
+  private final ByteSource source;
+  private final Trailer trailer;
+  private final BlockReader blocks;
+  private final BlockIndex dataIndex;
+  private final IndexNode metaIndex;
+  private final Map<String, byte[]> fileInfo;
+  private final boolean cellsHaveTags;
+  private final boolean cellsHaveMemstoreTs;
+  private final LruCache<DataBlock> dataBlocks = new LruCache<>(DATA_BLOCK_CACHE);
+  private final LruCache<IndexNode> indexBlocks = new LruCache<>(INDEX_BLOCK_CACHE);
+
+  /** Opens an HFile on any Hadoop file system. */
+  public static HFileReader open(FileSystem fs, Path path) throws IOException {
+    ByteSource source = ByteSource.ofHadoop(fs, path);
+    try {
+      return new HFileReader(source);
+    } catch (IOException | RuntimeException e) {
+      source.close();
+      throw e;
+    }
+  }
+
+  /** Reads an HFile held in memory, e.g. the content of an HFile data block of a log file. */
+  public static HFileReader fromBytes(byte[] bytes) throws IOException {
+    return fromBytes(bytes, "in-memory HFile (" + bytes.length + " bytes)");
+  }
+
+  /** Same, with a description of where the bytes came from, used in error messages. */
+  public static HFileReader fromBytes(byte[] bytes, String description) throws IOException {
+    return new HFileReader(ByteSource.ofBytes(bytes, description));
+  }
+
+  private HFileReader(ByteSource source) throws IOException {
+    this.source = source;
+    long length = source.length();
+    if (length < Trailer.SIZE) {
+      throw new CorruptHFileException(
+        "not an HFile: " + source.name() + " has " + length + " bytes, fewer than the 4096-byte trailer"
+      );
+    }
+    byte[] tail = new byte[Trailer.SIZE];
+    source.readFully(length - Trailer.SIZE, tail, 0, Trailer.SIZE);
+    this.trailer = Trailer.parse(tail, source.name());
+    this.blocks = new BlockReader(source, trailer.codec());
+
+    long loadOnOpen = trailer.loadOnOpenOffset();
+    long sectionEnd = length - Trailer.SIZE;
+    if (
+      loadOnOpen < 0 ||
+      loadOnOpen > sectionEnd ||
+      trailer.fileInfoOffset() < loadOnOpen ||
+      trailer.fileInfoOffset() >= sectionEnd
+    ) {
+      throw new CorruptHFileException(
+        "trailer of " +
+          source.name() +
+          " points outside the file (load-on-open at " +
+          loadOnOpen +
+          ", file info at " +
+          trailer.fileInfoOffset() +
+          ", trailer at " +
+          sectionEnd +
+          ")"
+      );
+    }
+    byte[] section = new byte[(int) (sectionEnd - loadOnOpen)];
+    source.readFully(loadOnOpen, section, 0, section.length);
+
+    BlockReader.Block rootBlock = blocks.parse(section, 0, loadOnOpen, BlockType.ROOT_INDEX);
+    IndexNode root = IndexNode.parseRoot(
+      rootBlock.payload(),
+      trailer.dataIndexCount(),
+      true,
+      "root data index of " + source.name()
+    );
+    int metaPos = rootBlock.onDiskSize();
+    BlockReader.Block metaBlock = blocks.parse(section, metaPos, loadOnOpen + metaPos, BlockType.ROOT_INDEX);
+    this.metaIndex = IndexNode.parseRoot(
+      metaBlock.payload(),
+      trailer.metaIndexCount(),
+      false,
+      "meta index of " + source.name()
+    );
+    int infoPos = (int) (trailer.fileInfoOffset() - loadOnOpen);
+    this.fileInfo = FileInfo.parse(
+      blocks.parse(section, infoPos, trailer.fileInfoOffset(), BlockType.FILE_INFO).payload(),
+      "file info of " + source.name()
+    );
+
+    this.dataIndex = new BlockIndex(root, trailer.dataIndexLevels(), this::indexNode);
+    this.cellsHaveTags = fileInfo.containsKey(MAX_TAGS_LEN);
+    byte[] kvVersion = fileInfo.get(KEY_VALUE_VERSION);
+    this.cellsHaveMemstoreTs = kvVersion != null && kvVersion.length == 4 && Bytes.readInt(kvVersion, 0) == 1;
+  }
+
+  /** Number of cells in the file, from the trailer. */
+  public long entryCount() {
+    return trailer.entryCount();
+  }
+
+  public Trailer trailer() {
+    return trailer;
+  }
+
+  /** The file-info map (raw value bytes; e.g. {@code schema} is UTF-8, {@code KEY_VALUE_VERSION} an int32). */
+  public Map<String, byte[]> fileInfo() {
+    return fileInfo;
+  }
+
+  /** The uncompressed payload of the named meta block (Hudi base files: {@code bloomFilter}). */
+  public Optional<byte[]> metaBlock(String name) throws IOException {
+    int slot = metaIndex.find(name.getBytes(StandardCharsets.UTF_8));
+    if (slot < 0) {
+      return Optional.empty();
+    }
+    return Optional.of(blocks.read(metaIndex.offset(slot), metaIndex.onDiskSize(slot), BlockType.META).payload());
+  }
+
+  /** All cells in file order. */
+  public Iterator<Cell> scan() {
+    return iterate(() -> CellCursor.atStart(dataIndex, this::dataBlock), cursor -> true);
+  }
+
+  /** The first cell whose row equals row, or empty when the row is absent. */
+  public Optional<Cell> seek(byte[] row) throws IOException {
+    CellCursor cursor = CellCursor.atOrAfter(dataIndex, this::dataBlock, row);
+    return cursor.valid() && cursor.compareRow(row) == 0 ? Optional.of(cursor.cell()) : Optional.empty();
+  }
+
+  public Optional<Cell> seek(String row) throws IOException {
+    return seek(utf8(row));
+  }
+
+  /** All cells whose row starts with prefix, in file order. */
+  public Iterator<Cell> scanPrefix(byte[] prefix) {
+    return iterate(() -> CellCursor.atOrAfter(dataIndex, this::dataBlock, prefix), c -> c.rowStartsWith(prefix));
+  }
+
+  public Iterator<Cell> scanPrefix(String prefix) {
+    return scanPrefix(utf8(prefix));
+  }
+
+  /**
+   * Looks up many keys at once: keys are visited in row order so consecutive lookups hit the
+   * same cached blocks. Returns the first cell of each present key, in row order; absent keys
+   * are not in the map.
+   */
+  public Map<String, Cell> getAll(Collection<String> keys) throws IOException {
+    Map<String, Cell> found = new LinkedHashMap<>();
+    for (byte[] key : sortedUtf8(keys)) {
+      Optional<Cell> cell = seek(key);
+      if (cell.isPresent()) {
+        found.put(new String(key, StandardCharsets.UTF_8), cell.get());
+      }
+    }
+    return found;
+  }
+
+  /**
+   * All cells whose row starts with any of the prefixes, in row order, each cell once (a prefix
+   * that extends another listed prefix adds nothing).
+   */
+  public List<Cell> scanPrefixes(Collection<String> prefixes) throws IOException {
+    List<Cell> out = new ArrayList<>();
+    byte[] covering = null;
+    for (byte[] prefix : sortedUtf8(prefixes)) {
+      if (covering != null && Bytes.startsWith(prefix, 0, prefix.length, covering)) {
+        continue;
+      }
+      covering = prefix;
+      CellCursor cursor = CellCursor.atOrAfter(dataIndex, this::dataBlock, prefix);
+      for (; cursor.valid() && cursor.rowStartsWith(prefix); cursor.next()) {
+        out.add(cursor.cell());
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void close() throws IOException {
+    source.close();
+  }
+
+  @Override
+  public String toString() {
+    return "HFileReader[" + source.name() + ", " + entryCount() + " entries]";
+  }
+
+  private DataBlock dataBlock(long offset, int onDiskSize) throws IOException {
+    return dataBlocks.get(offset, () -> {
+      BlockReader.Block block = blocks.read(offset, onDiskSize, BlockType.DATA);
+      return DataBlock.parse(
+        block.payload(),
+        cellsHaveTags,
+        cellsHaveMemstoreTs,
+        "data block at offset " + offset + " of " + source.name()
+      );
+    });
+  }
+
+  private IndexNode indexNode(long offset, int onDiskSize, BlockType type) throws IOException {
+    return indexBlocks.get(offset, () -> {
+      String where = type.magic() + " block at offset " + offset + " of " + source.name();
+      IndexNode node = IndexNode.parseNonRoot(blocks.read(offset, onDiskSize, type).payload(), where);
+      if (node.size() == 0) {
+        throw new CorruptHFileException("empty " + where);
+      }
+      return node;
+    });
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static TreeSet<byte[]> sortedUtf8(Collection<String> keys) {
+    TreeSet<byte[]> sorted = new TreeSet<>(Bytes.UNSIGNED);
+    for (String key : keys) {
+      sorted.add(utf8(key));
+    }
+    return sorted;
+  }
+
+  private interface CursorFactory {
+    CellCursor create() throws IOException;
+  }
+
+  /** Lazily positions a cursor, then yields cells while the condition holds. */
+  private static Iterator<Cell> iterate(CursorFactory factory, Predicate<CellCursor> condition) {
+    return new Iterator<>() {
+      private CellCursor cursor;
+
+      @Override
+      public boolean hasNext() {
         try {
-            return new HFileReader(source);
-        } catch (IOException | RuntimeException e) {
-            source.close();
-            throw e;
+          if (cursor == null) {
+            cursor = factory.create();
+          }
+          return cursor.valid() && condition.test(cursor);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
-    }
+      }
 
-    /** Reads an HFile held in memory, e.g. the content of an HFile data block of a log file. */
-    public static HFileReader fromBytes(byte[] bytes) throws IOException {
-        return fromBytes(bytes, "in-memory HFile (" + bytes.length + " bytes)");
-    }
-
-    /** Same, with a description of where the bytes came from, used in error messages. */
-    public static HFileReader fromBytes(byte[] bytes, String description) throws IOException {
-        return new HFileReader(ByteSource.ofBytes(bytes, description));
-    }
-
-    private HFileReader(ByteSource source) throws IOException {
-        this.source = source;
-        long length = source.length();
-        if (length < Trailer.SIZE) {
-            throw new CorruptHFileException("not an HFile: " + source.name() + " has " + length
-                    + " bytes, fewer than the 4096-byte trailer");
+      @Override
+      public Cell next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
         }
-        byte[] tail = new byte[Trailer.SIZE];
-        source.readFully(length - Trailer.SIZE, tail, 0, Trailer.SIZE);
-        this.trailer = Trailer.parse(tail, source.name());
-        this.blocks = new BlockReader(source, trailer.codec());
-
-        long loadOnOpen = trailer.loadOnOpenOffset();
-        long sectionEnd = length - Trailer.SIZE;
-        if (loadOnOpen < 0 || loadOnOpen > sectionEnd || trailer.fileInfoOffset() < loadOnOpen
-                || trailer.fileInfoOffset() >= sectionEnd) {
-            throw new CorruptHFileException("trailer of " + source.name() + " points outside the file (load-on-open at "
-                    + loadOnOpen + ", file info at " + trailer.fileInfoOffset() + ", trailer at " + sectionEnd + ")");
-        }
-        byte[] section = new byte[(int) (sectionEnd - loadOnOpen)];
-        source.readFully(loadOnOpen, section, 0, section.length);
-
-        BlockReader.Block rootBlock = blocks.parse(section, 0, loadOnOpen, BlockType.ROOT_INDEX);
-        IndexNode root = IndexNode.parseRoot(rootBlock.payload(), trailer.dataIndexCount(), true,
-                "root data index of " + source.name());
-        int metaPos = rootBlock.onDiskSize();
-        BlockReader.Block metaBlock = blocks.parse(section, metaPos, loadOnOpen + metaPos, BlockType.ROOT_INDEX);
-        this.metaIndex = IndexNode.parseRoot(metaBlock.payload(), trailer.metaIndexCount(), false,
-                "meta index of " + source.name());
-        int infoPos = (int) (trailer.fileInfoOffset() - loadOnOpen);
-        this.fileInfo = FileInfo.parse(blocks.parse(section, infoPos, trailer.fileInfoOffset(), BlockType.FILE_INFO)
-                .payload(), "file info of " + source.name());
-
-        this.dataIndex = new BlockIndex(root, trailer.dataIndexLevels(), this::indexNode);
-        this.cellsHaveTags = fileInfo.containsKey(MAX_TAGS_LEN);
-        byte[] kvVersion = fileInfo.get(KEY_VALUE_VERSION);
-        this.cellsHaveMemstoreTs = kvVersion != null && kvVersion.length == 4 && Bytes.readInt(kvVersion, 0) == 1;
-    }
-
-    /** Number of cells in the file, from the trailer. */
-    public long entryCount() {
-        return trailer.entryCount();
-    }
-
-    public Trailer trailer() {
-        return trailer;
-    }
-
-    /** The file-info map (raw value bytes; e.g. {@code schema} is UTF-8, {@code KEY_VALUE_VERSION} an int32). */
-    public Map<String, byte[]> fileInfo() {
-        return fileInfo;
-    }
-
-    /** The uncompressed payload of the named meta block (Hudi base files: {@code bloomFilter}). */
-    public Optional<byte[]> metaBlock(String name) throws IOException {
-        int slot = metaIndex.find(name.getBytes(StandardCharsets.UTF_8));
-        if (slot < 0) {
-            return Optional.empty();
-        }
-        return Optional.of(blocks.read(metaIndex.offset(slot), metaIndex.onDiskSize(slot), BlockType.META).payload());
-    }
-
-    /** All cells in file order. */
-    public Iterator<Cell> scan() {
-        return iterate(() -> CellCursor.atStart(dataIndex, this::dataBlock), cursor -> true);
-    }
-
-    /** The first cell whose row equals row, or empty when the row is absent. */
-    public Optional<Cell> seek(byte[] row) throws IOException {
-        CellCursor cursor = CellCursor.atOrAfter(dataIndex, this::dataBlock, row);
-        return cursor.valid() && cursor.compareRow(row) == 0 ? Optional.of(cursor.cell()) : Optional.empty();
-    }
-
-    public Optional<Cell> seek(String row) throws IOException {
-        return seek(utf8(row));
-    }
-
-    /** All cells whose row starts with prefix, in file order. */
-    public Iterator<Cell> scanPrefix(byte[] prefix) {
-        return iterate(() -> CellCursor.atOrAfter(dataIndex, this::dataBlock, prefix), c -> c.rowStartsWith(prefix));
-    }
-
-    public Iterator<Cell> scanPrefix(String prefix) {
-        return scanPrefix(utf8(prefix));
-    }
-
-    /**
-     * Looks up many keys at once: keys are visited in row order so consecutive lookups hit the
-     * same cached blocks. Returns the first cell of each present key, in row order; absent keys
-     * are not in the map.
-     */
-    public Map<String, Cell> getAll(Collection<String> keys) throws IOException {
-        Map<String, Cell> found = new LinkedHashMap<>();
-        for (byte[] key : sortedUtf8(keys)) {
-            Optional<Cell> cell = seek(key);
-            if (cell.isPresent()) {
-                found.put(new String(key, StandardCharsets.UTF_8), cell.get());
-            }
-        }
-        return found;
-    }
-
-    /**
-     * All cells whose row starts with any of the prefixes, in row order, each cell once (a prefix
-     * that extends another listed prefix adds nothing).
-     */
-    public List<Cell> scanPrefixes(Collection<String> prefixes) throws IOException {
-        List<Cell> out = new ArrayList<>();
-        byte[] covering = null;
-        for (byte[] prefix : sortedUtf8(prefixes)) {
-            if (covering != null && Bytes.startsWith(prefix, 0, prefix.length, covering)) {
-                continue;
-            }
-            covering = prefix;
-            CellCursor cursor = CellCursor.atOrAfter(dataIndex, this::dataBlock, prefix);
-            for (; cursor.valid() && cursor.rowStartsWith(prefix); cursor.next()) {
-                out.add(cursor.cell());
-            }
-        }
-        return out;
-    }
-
-    @Override
-    public void close() throws IOException {
-        source.close();
-    }
-
-    @Override
-    public String toString() {
-        return "HFileReader[" + source.name() + ", " + entryCount() + " entries]";
-    }
-
-    private DataBlock dataBlock(long offset, int onDiskSize) throws IOException {
-        return dataBlocks.get(offset, () -> {
-            BlockReader.Block block = blocks.read(offset, onDiskSize, BlockType.DATA);
-            return DataBlock.parse(block.payload(), cellsHaveTags, cellsHaveMemstoreTs,
-                    "data block at offset " + offset + " of " + source.name());
-        });
-    }
-
-    private IndexNode indexNode(long offset, int onDiskSize, BlockType type) throws IOException {
-        return indexBlocks.get(offset, () -> {
-            String where = type.magic() + " block at offset " + offset + " of " + source.name();
-            IndexNode node = IndexNode.parseNonRoot(blocks.read(offset, onDiskSize, type).payload(), where);
-            if (node.size() == 0) {
-                throw new CorruptHFileException("empty " + where);
-            }
-            return node;
-        });
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static TreeSet<byte[]> sortedUtf8(Collection<String> keys) {
-        TreeSet<byte[]> sorted = new TreeSet<>(Bytes.UNSIGNED);
-        for (String key : keys) {
-            sorted.add(utf8(key));
-        }
-        return sorted;
-    }
-
-    private interface CursorFactory {
-        CellCursor create() throws IOException;
-    }
-
-    /** Lazily positions a cursor, then yields cells while the condition holds. */
-    private static Iterator<Cell> iterate(CursorFactory factory, Predicate<CellCursor> condition) {
-        return new Iterator<>() {
-            private CellCursor cursor;
-
-            @Override
-            public boolean hasNext() {
-                try {
-                    if (cursor == null) {
-                        cursor = factory.create();
-                    }
-                    return cursor.valid() && condition.test(cursor);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-
-            @Override
-            public Cell next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                Cell cell = cursor.cell();
-                cursor.next();
-                return cell;
-            }
-        };
-    }
+        Cell cell = cursor.cell();
+        cursor.next();
+        return cell;
+      }
+    };
+  }
 }

@@ -1,10 +1,10 @@
 package io.hudimeta.log;
 
+import io.hudimeta.avro.AvroRowConverter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
@@ -13,18 +13,16 @@ import org.apache.avro.io.DecoderFactory;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 
-import io.hudimeta.avro.AvroRowConverter;
-
 /**
  * Content of an Avro data block (FORMAT-NOTES §2.1): int32 content version (3), int32 record
  * count, then per record an int32 length and the record's Avro binary under the SCHEMA header.
  */
 final class AvroBlockDecoder {
+
   /** The content version every known writer uses; older ones were never seen on disk. */
   private static final int CONTENT_VERSION = 3;
 
-  private AvroBlockDecoder() {
-  }
+  private AvroBlockDecoder() {}
 
   static List<GenericRecord> records(LogBlock block, Schema readerSchema) {
     return decode(block, block.writerSchema(), readerSchema);
@@ -41,8 +39,10 @@ final class AvroBlockDecoder {
   }
 
   private static List<GenericRecord> decode(LogBlock block, Schema writer, Schema readerSchema) {
-    GenericDatumReader<GenericRecord> reader =
-        new GenericDatumReader<>(writer, readerSchema == null ? writer : readerSchema);
+    GenericDatumReader<GenericRecord> reader = new GenericDatumReader<>(
+      writer,
+      readerSchema == null ? writer : readerSchema
+    );
     ByteBuffer buf = ByteBuffer.wrap(block.content());
     int count = readHeader(block, buf);
     List<GenericRecord> out = new ArrayList<>(count);
@@ -50,16 +50,16 @@ final class AvroBlockDecoder {
     for (int i = 0; i < count; i++) {
       int length = readInt(block, buf, "length of record " + i);
       if (length < 0 || length > buf.remaining()) {
-        throw new LogFormatException("record " + i + " of " + block + " claims " + length
-            + " bytes but only " + buf.remaining() + " remain");
+        throw new LogFormatException(
+          "record " + i + " of " + block + " claims " + length + " bytes but only " + buf.remaining() + " remain"
+        );
       }
       decoder = DecoderFactory.get().binaryDecoder(buf.array(), buf.position(), length, decoder);
       out.add(decodeOne(block, reader, decoder, i));
       buf.position(buf.position() + length);
     }
     if (buf.hasRemaining()) {
-      throw new LogFormatException(block + " has " + buf.remaining()
-          + " bytes after its last record");
+      throw new LogFormatException(block + " has " + buf.remaining() + " bytes after its last record");
     }
     return out;
   }
@@ -67,8 +67,9 @@ final class AvroBlockDecoder {
   private static int readHeader(LogBlock block, ByteBuffer buf) {
     int version = readInt(block, buf, "content version");
     if (version != CONTENT_VERSION) {
-      throw new LogFormatException(block + " has Avro content version " + version
-          + "; only version " + CONTENT_VERSION + " is supported");
+      throw new LogFormatException(
+        block + " has Avro content version " + version + "; only version " + CONTENT_VERSION + " is supported"
+      );
     }
     int count = readInt(block, buf, "record count");
     if (count < 0 || count > buf.remaining() / 4) {
@@ -77,20 +78,25 @@ final class AvroBlockDecoder {
     return count;
   }
 
-  private static GenericRecord decodeOne(LogBlock block, GenericDatumReader<GenericRecord> reader,
-      BinaryDecoder decoder, int index) {
+  private static GenericRecord decodeOne(
+    LogBlock block,
+    GenericDatumReader<GenericRecord> reader,
+    BinaryDecoder decoder,
+    int index
+  ) {
     GenericRecord record;
     boolean consumedAll;
     try {
       record = reader.read(null, decoder);
       consumedAll = decoder.isEnd();
     } catch (IOException | RuntimeException e) {
-      throw new LogFormatException("record " + index + " of " + block
-          + " does not decode under its SCHEMA header: " + e, e);
+      throw new LogFormatException(
+        "record " + index + " of " + block + " does not decode under its SCHEMA header: " + e,
+        e
+      );
     }
     if (!consumedAll) {
-      throw new LogFormatException("record " + index + " of " + block
-          + " is longer than its SCHEMA header reads");
+      throw new LogFormatException("record " + index + " of " + block + " is longer than its SCHEMA header reads");
     }
     return record;
   }

@@ -9,7 +9,6 @@ import java.time.LocalDate;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
@@ -25,35 +24,42 @@ import org.apache.avro.io.DecoderFactory;
  * bootstrap blocks).
  */
 final class DeleteBlockDecoder {
+
   private static final int CONTENT_VERSION = 3;
   private static final String NAMESPACE = "org.apache.hudi.avro.model";
   /** Scale of Hudi's DecimalWrapper value (decimal(30,15)). */
   private static final int WRAPPED_DECIMAL_SCALE = 15;
   static final Schema SCHEMA = deleteRecordListSchema();
 
-  private DeleteBlockDecoder() {
-  }
+  private DeleteBlockDecoder() {}
 
   static List<DeleteRecord> decode(LogBlock block) {
     ByteBuffer buf = ByteBuffer.wrap(block.content());
     int version = AvroBlockDecoder.readInt(block, buf, "content version");
     if (version != CONTENT_VERSION) {
       // Versions 1 and 2 were Java/Kryo-serialized key arrays, which only a JVM Hudi can read.
-      throw new LogFormatException(block + " has delete content version " + version
-          + "; only version " + CONTENT_VERSION + " (Avro) is supported");
+      throw new LogFormatException(
+        block + " has delete content version " + version + "; only version " + CONTENT_VERSION + " (Avro) is supported"
+      );
     }
     int length = AvroBlockDecoder.readInt(block, buf, "payload length");
     if (length < 0 || length > buf.remaining()) {
-      throw new LogFormatException(block + " claims a " + length + "-byte delete payload but only "
-          + buf.remaining() + " bytes remain");
+      throw new LogFormatException(
+        block + " claims a " + length + "-byte delete payload but only " + buf.remaining() + " bytes remain"
+      );
     }
     GenericRecord list = decodePayload(block, buf.array(), buf.position(), length);
     List<?> entries = (List<?>) list.get("deleteRecordList");
     List<DeleteRecord> out = new ArrayList<>(entries.size());
     for (Object entry : entries) {
       GenericRecord r = (GenericRecord) entry;
-      out.add(new DeleteRecord(string(r.get("recordKey")), string(r.get("partitionPath")),
-          unwrap((GenericRecord) r.get("orderingVal"))));
+      out.add(
+        new DeleteRecord(
+          string(r.get("recordKey")),
+          string(r.get("partitionPath")),
+          unwrap((GenericRecord) r.get("orderingVal"))
+        )
+      );
     }
     return out;
   }
@@ -66,8 +72,13 @@ final class DeleteBlockDecoder {
         return record;
       }
     } catch (IOException | RuntimeException e) {
-      throw new LogFormatException(block + " does not hold a HoodieDeleteRecordList (an ordering "
-          + "value of a type newer than Hudi 1.0, e.g. ArrayWrapper, is not supported): " + e, e);
+      throw new LogFormatException(
+        block +
+          " does not hold a HoodieDeleteRecordList (an ordering " +
+          "value of a type newer than Hudi 1.0, e.g. ArrayWrapper, is not supported): " +
+          e,
+        e
+      );
     }
     throw new LogFormatException(block + " has bytes after its HoodieDeleteRecordList");
   }
@@ -111,34 +122,52 @@ final class DeleteBlockDecoder {
    */
   private static Schema deleteRecordListSchema() {
     Schema ordering = Schema.createUnion(
-        Schema.create(Schema.Type.NULL),
-        wrapper("BooleanWrapper", Schema.create(Schema.Type.BOOLEAN)),
-        wrapper("IntWrapper", Schema.create(Schema.Type.INT)),
-        wrapper("LongWrapper", Schema.create(Schema.Type.LONG)),
-        wrapper("FloatWrapper", Schema.create(Schema.Type.FLOAT)),
-        wrapper("DoubleWrapper", Schema.create(Schema.Type.DOUBLE)),
-        wrapper("BytesWrapper", Schema.create(Schema.Type.BYTES)),
-        wrapper("StringWrapper", Schema.create(Schema.Type.STRING)),
-        wrapper("DateWrapper", Schema.create(Schema.Type.INT)),
-        wrapper("DecimalWrapper", LogicalTypes.decimal(30, WRAPPED_DECIMAL_SCALE)
-            .addToSchema(Schema.create(Schema.Type.BYTES))),
-        wrapper("TimeMicrosWrapper",
-            LogicalTypes.timeMicros().addToSchema(Schema.create(Schema.Type.LONG))),
-        wrapper("TimestampMicrosWrapper", Schema.create(Schema.Type.LONG)));
+      Schema.create(Schema.Type.NULL),
+      wrapper("BooleanWrapper", Schema.create(Schema.Type.BOOLEAN)),
+      wrapper("IntWrapper", Schema.create(Schema.Type.INT)),
+      wrapper("LongWrapper", Schema.create(Schema.Type.LONG)),
+      wrapper("FloatWrapper", Schema.create(Schema.Type.FLOAT)),
+      wrapper("DoubleWrapper", Schema.create(Schema.Type.DOUBLE)),
+      wrapper("BytesWrapper", Schema.create(Schema.Type.BYTES)),
+      wrapper("StringWrapper", Schema.create(Schema.Type.STRING)),
+      wrapper("DateWrapper", Schema.create(Schema.Type.INT)),
+      wrapper(
+        "DecimalWrapper",
+        LogicalTypes.decimal(30, WRAPPED_DECIMAL_SCALE).addToSchema(Schema.create(Schema.Type.BYTES))
+      ),
+      wrapper("TimeMicrosWrapper", LogicalTypes.timeMicros().addToSchema(Schema.create(Schema.Type.LONG))),
+      wrapper("TimestampMicrosWrapper", Schema.create(Schema.Type.LONG))
+    );
     Schema nullableString = SchemaBuilder.unionOf().nullType().and().stringType().endUnion();
-    Schema entry = SchemaBuilder.record("HoodieDeleteRecord").namespace(NAMESPACE).fields()
-        .name("recordKey").type(nullableString).withDefault(null)
-        .name("partitionPath").type(nullableString).withDefault(null)
-        .name("orderingVal").type(ordering).withDefault(null)
-        .endRecord();
-    return SchemaBuilder.record("HoodieDeleteRecordList").namespace(NAMESPACE).fields()
-        .name("deleteRecordList").type(Schema.createArray(entry)).noDefault()
-        .endRecord();
+    Schema entry = SchemaBuilder.record("HoodieDeleteRecord")
+      .namespace(NAMESPACE)
+      .fields()
+      .name("recordKey")
+      .type(nullableString)
+      .withDefault(null)
+      .name("partitionPath")
+      .type(nullableString)
+      .withDefault(null)
+      .name("orderingVal")
+      .type(ordering)
+      .withDefault(null)
+      .endRecord();
+    return SchemaBuilder.record("HoodieDeleteRecordList")
+      .namespace(NAMESPACE)
+      .fields()
+      .name("deleteRecordList")
+      .type(Schema.createArray(entry))
+      .noDefault()
+      .endRecord();
   }
 
   private static Schema wrapper(String name, Schema valueType) {
-    return SchemaBuilder.record(name).namespace(NAMESPACE).fields()
-        .name("value").type(valueType).noDefault()
-        .endRecord();
+    return SchemaBuilder.record(name)
+      .namespace(NAMESPACE)
+      .fields()
+      .name("value")
+      .type(valueType)
+      .noDefault()
+      .endRecord();
   }
 }

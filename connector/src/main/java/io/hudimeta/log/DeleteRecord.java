@@ -10,5 +10,4 @@ package io.hudimeta.log;
  *     (decimal), Long (time-micros), Instant (timestamp-micros). Hudi writes Integer 0 when the
  *     delete carries no ordering value of its own (its default ordering value).
  */
-public record DeleteRecord(String recordKey, String partitionPath, Object orderingValue) {
-}
+public record DeleteRecord(String recordKey, String partitionPath, Object orderingValue) {}

@@ -29,8 +29,9 @@ public enum HeaderKey {
   /** The key written as {@code id}; fails on ids this reader does not know. */
   public static HeaderKey fromId(int id) {
     if (id < 0 || id >= BY_ID.length) {
-      throw new LogFormatException("unknown log block header key id " + id
-          + " (known: 0.." + (BY_ID.length - 1) + "); written by a newer Hudi?");
+      throw new LogFormatException(
+        "unknown log block header key id " + id + " (known: 0.." + (BY_ID.length - 1) + "); written by a newer Hudi?"
+      );
     }
     return BY_ID[id];
   }

@@ -1,15 +1,13 @@
 package io.hudimeta.log;
 
+import io.hudimeta.avro.AvroSchemas;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
-
-import io.hudimeta.avro.AvroSchemas;
 
 /**
  * One intact block of a log file: its framing fields plus typed access to its content.
@@ -20,6 +18,7 @@ import io.hudimeta.avro.AvroSchemas;
  * but cannot be merged as full records.
  */
 public final class LogBlock {
+
   /** The only command type Hudi defines (ordinal 0 of its command enum). */
   private static final String ROLLBACK_COMMAND = "0";
 
@@ -30,8 +29,14 @@ public final class LogBlock {
   private final Map<Integer, String> footer;
   private final byte[] content;
 
-  LogBlock(String source, long offset, LogBlockType type, Map<HeaderKey, String> header,
-      Map<Integer, String> footer, byte[] content) {
+  LogBlock(
+    String source,
+    long offset,
+    LogBlockType type,
+    Map<HeaderKey, String> header,
+    Map<Integer, String> footer,
+    byte[] content
+  ) {
     this.source = source;
     this.offset = offset;
     this.type = type;
@@ -163,16 +168,16 @@ public final class LogBlock {
 
   /** True for a rollback command block. */
   public boolean isRollback() {
-    return type == LogBlockType.COMMAND
-        && ROLLBACK_COMMAND.equals(header.get(HeaderKey.COMMAND_BLOCK_TYPE));
+    return type == LogBlockType.COMMAND && ROLLBACK_COMMAND.equals(header.get(HeaderKey.COMMAND_BLOCK_TYPE));
   }
 
   /** The instant a rollback command block rolls back (header TARGET_INSTANT_TIME). */
   public String rollbackTargetInstant() {
     requireType(LogBlockType.COMMAND);
     if (!isRollback()) {
-      throw new LogFormatException(this + " has unknown command type "
-          + header.get(HeaderKey.COMMAND_BLOCK_TYPE) + " (only 0 = rollback exists)");
+      throw new LogFormatException(
+        this + " has unknown command type " + header.get(HeaderKey.COMMAND_BLOCK_TYPE) + " (only 0 = rollback exists)"
+      );
     }
     String target = header.get(HeaderKey.TARGET_INSTANT_TIME);
     if (target == null) {
@@ -190,14 +195,23 @@ public final class LogBlock {
 
   private void requireType(LogBlockType expected) {
     if (type != expected) {
-      throw new IllegalStateException("expected a " + expected + " block but " + this + " is "
-          + type);
+      throw new IllegalStateException("expected a " + expected + " block but " + this + " is " + type);
     }
   }
 
   @Override
   public String toString() {
-    return type + " block at offset " + offset + " of " + source + " (instant " + instantTime()
-        + ", " + content.length + " content bytes)";
+    return (
+      type +
+      " block at offset " +
+      offset +
+      " of " +
+      source +
+      " (instant " +
+      instantTime() +
+      ", " +
+      content.length +
+      " content bytes)"
+    );
   }
 }

@@ -19,8 +19,9 @@ public enum LogBlockType {
   /** The type written as {@code id}; fails on ids this reader does not know. */
   public static LogBlockType fromId(int id) {
     if (id < 0 || id >= BY_ID.length) {
-      throw new LogFormatException("unknown log block type id " + id
-          + " (known: 0.." + (BY_ID.length - 1) + "); written by a newer Hudi?");
+      throw new LogFormatException(
+        "unknown log block type id " + id + " (known: 0.." + (BY_ID.length - 1) + "); written by a newer Hudi?"
+      );
     }
     return BY_ID[id];
   }

@@ -8,7 +8,6 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -25,6 +24,7 @@ import org.slf4j.LoggerFactory;
  * the two length fields already prove it complete.
  */
 public final class LogFileReader {
+
   private static final Logger LOG = LoggerFactory.getLogger(LogFileReader.class);
 
   static final byte[] MAGIC = "#HUDI#".getBytes(StandardCharsets.US_ASCII);
@@ -33,15 +33,13 @@ public final class LogFileReader {
   /** Smallest block length: version, type, empty header, content length, empty footer, trailer. */
   private static final long MIN_BLOCK_LENGTH = 4 + 4 + 4 + 8 + 4 + 8;
 
-  private LogFileReader() {
-  }
+  private LogFileReader() {}
 
   /** The intact blocks of the log file at {@code path}, in file order. */
   public static List<LogBlock> read(FileSystem fs, Path path) throws IOException {
     long length = fs.getFileStatus(path).getLen();
     if (length > Integer.MAX_VALUE - 16) {
-      throw new IOException("log file " + path + " is " + length + " bytes; files over 2 GiB are "
-          + "not supported");
+      throw new IOException("log file " + path + " is " + length + " bytes; files over 2 GiB are " + "not supported");
     }
     byte[] data = new byte[(int) length];
     try (FSDataInputStream in = fs.open(path)) {
@@ -75,8 +73,7 @@ public final class LogFileReader {
       }
       int next = indexOfMagic(data, pos + 1);
       int resume = next < 0 ? data.length : next;
-      LOG.warn("Skipping {} bytes at offset {} of log file {}: {}", resume - pos, pos, source,
-          problem);
+      LOG.warn("Skipping {} bytes at offset {} of log file {}: {}", resume - pos, pos, source, problem);
       pos = resume;
     }
     return blocks;
@@ -105,6 +102,7 @@ public final class LogFileReader {
 
   /** A byte range that is not a complete block; the reader skips it. */
   private static final class CorruptBlockException extends Exception {
+
     private static final long serialVersionUID = 1L;
 
     CorruptBlockException(String message) {
@@ -114,6 +112,7 @@ public final class LogFileReader {
 
   /** Reads one block whose magic starts at {@code start}; {@code end} is set once it parsed. */
   private static final class BlockParser {
+
     private final byte[] data;
     private final int start;
     private final String source;
@@ -134,20 +133,23 @@ public final class LogFileReader {
       }
       long blockLength = buf.getLong(start + MAGIC.length);
       if (blockLength < MIN_BLOCK_LENGTH || blockLength > data.length - bodyStart) {
-        throw new CorruptBlockException("block length " + blockLength + " runs past end of file ("
-            + data.length + " bytes)");
+        throw new CorruptBlockException(
+          "block length " + blockLength + " runs past end of file (" + data.length + " bytes)"
+        );
       }
       int trailerPos = bodyStart + (int) blockLength - 8;
       long totalLength = buf.getLong(trailerPos);
       if (totalLength != blockLength + MAGIC.length) {
-        throw new CorruptBlockException("trailing block length " + totalLength
-            + " does not match leading block length " + blockLength + " + 6");
+        throw new CorruptBlockException(
+          "trailing block length " + totalLength + " does not match leading block length " + blockLength + " + 6"
+        );
       }
       buf.limit(trailerPos).position(bodyStart);
       LogBlock block = parseBody();
       if (buf.position() != trailerPos) {
-        throw new CorruptBlockException("block fields end at offset " + buf.position()
-            + " but the declared length ends at " + trailerPos);
+        throw new CorruptBlockException(
+          "block fields end at offset " + buf.position() + " but the declared length ends at " + trailerPos
+        );
       }
       end = trailerPos + 8;
       return block;
@@ -156,8 +158,18 @@ public final class LogFileReader {
     private LogBlock parseBody() throws CorruptBlockException {
       int version = readInt();
       if (version != LOG_FORMAT_VERSION) {
-        throw new LogFormatException("unsupported log format version " + version + " in block at "
-            + "offset " + start + " of " + source + " (only " + LOG_FORMAT_VERSION + " is read)");
+        throw new LogFormatException(
+          "unsupported log format version " +
+            version +
+            " in block at " +
+            "offset " +
+            start +
+            " of " +
+            source +
+            " (only " +
+            LOG_FORMAT_VERSION +
+            " is read)"
+        );
       }
       LogBlockType type = LogBlockType.fromId(readInt());
       Map<HeaderKey, String> header = new EnumMap<>(HeaderKey.class);
@@ -186,8 +198,9 @@ public final class LogFileReader {
 
     private byte[] readBytes(long length, String what) throws CorruptBlockException {
       if (length < 0 || length > buf.remaining()) {
-        throw new CorruptBlockException(what + " length " + length + " exceeds the "
-            + buf.remaining() + " bytes left in the block");
+        throw new CorruptBlockException(
+          what + " length " + length + " exceeds the " + buf.remaining() + " bytes left in the block"
+        );
       }
       byte[] out = new byte[(int) length];
       buf.get(out);

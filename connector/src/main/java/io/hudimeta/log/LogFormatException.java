@@ -8,6 +8,7 @@ import io.hudimeta.HudiException;
  * block (which the reader skips, as Hudi does) this is never silently ignored.
  */
 public class LogFormatException extends HudiException {
+
   private static final long serialVersionUID = 1L;
 
   public LogFormatException(String message) {

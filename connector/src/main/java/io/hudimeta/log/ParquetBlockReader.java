@@ -4,7 +4,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.ReadSupport;
@@ -18,7 +17,6 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetReadSupport;
 import org.apache.spark.sql.internal.LegacyBehaviorPolicy;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
-
 import scala.Option;
 
 /**
@@ -27,34 +25,40 @@ import scala.Option;
  * mapping, nested types, column pruning and missing columns behave exactly as in Spark scans.
  */
 final class ParquetBlockReader {
+
   /** Settings Spark's Parquet schema converter requires to be present in the Configuration. */
   private static final List<ConfigEntry<?>> REQUIRED_SQL_SETTINGS = List.of(
-      SQLConf.PARQUET_BINARY_AS_STRING(), SQLConf.PARQUET_INT96_AS_TIMESTAMP(),
-      SQLConf.CASE_SENSITIVE(), SQLConf.PARQUET_INFER_TIMESTAMP_NTZ_ENABLED(),
-      SQLConf.LEGACY_PARQUET_NANOS_AS_LONG());
+    SQLConf.PARQUET_BINARY_AS_STRING(),
+    SQLConf.PARQUET_INT96_AS_TIMESTAMP(),
+    SQLConf.CASE_SENSITIVE(),
+    SQLConf.PARQUET_INFER_TIMESTAMP_NTZ_ENABLED(),
+    SQLConf.LEGACY_PARQUET_NANOS_AS_LONG()
+  );
 
-  private ParquetBlockReader() {
-  }
+  private ParquetBlockReader() {}
 
   static List<InternalRow> read(byte[] parquetFile, StructType requested, String description) {
     List<InternalRow> rows = new ArrayList<>();
-    try (ParquetReader<InternalRow> reader =
-        new Builder(new BytesInputFile(parquetFile), readSupport()).withConf(conf(requested))
-            .build()) {
+    try (
+      ParquetReader<InternalRow> reader = new Builder(new BytesInputFile(parquetFile), readSupport())
+        .withConf(conf(requested))
+        .build()
+    ) {
       for (InternalRow row = reader.read(); row != null; row = reader.read()) {
         rows.add(row.copy()); // the materializer reuses one mutable row
       }
     } catch (IOException | RuntimeException e) {
-      throw new LogFormatException("cannot read the Parquet content of " + description + ": " + e,
-          e);
+      throw new LogFormatException("cannot read the Parquet content of " + description + ": " + e, e);
     }
     return rows;
   }
 
   private static ReadSupport<InternalRow> readSupport() {
     // Hudi's Parquet blocks come from Spark 3+ writers, which use the proleptic calendar.
-    RebaseDateTime.RebaseSpec corrected =
-        new RebaseDateTime.RebaseSpec(LegacyBehaviorPolicy.CORRECTED(), Option.empty());
+    RebaseDateTime.RebaseSpec corrected = new RebaseDateTime.RebaseSpec(
+      LegacyBehaviorPolicy.CORRECTED(),
+      Option.empty()
+    );
     return new ParquetReadSupport(Option.empty(), false, corrected, corrected);
   }
 
@@ -69,6 +73,7 @@ final class ParquetBlockReader {
   }
 
   private static final class Builder extends ParquetReader.Builder<InternalRow> {
+
     private final ReadSupport<InternalRow> readSupport;
 
     Builder(InputFile file, ReadSupport<InternalRow> readSupport) {
@@ -84,6 +89,7 @@ final class ParquetBlockReader {
 
   /** A Parquet file held in memory. */
   private static final class BytesInputFile implements InputFile {
+
     private final byte[] data;
 
     BytesInputFile(byte[] data) {
@@ -114,6 +120,7 @@ final class ParquetBlockReader {
 
   /** ByteArrayInputStream with random access (its cursor field is protected, not private). */
   private static final class SeekableBytes extends ByteArrayInputStream {
+
     SeekableBytes(byte[] data) {
       super(data);
     }

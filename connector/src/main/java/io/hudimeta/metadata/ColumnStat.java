@@ -28,10 +28,19 @@ import java.util.Objects;
  *                      timestamp millis/micros/nanos), or null in v8 records
  * @param valueTypeInfo v9 {@code additionalInfo} (decimal: "precision,scale"), or null
  */
-public record ColumnStat(String fileName, String columnName, Object min, Object max, Long nullCount, Long valueCount,
-                         Long totalSize, Long totalUncompressedSize, boolean isTightBound, Integer valueType,
-                         String valueTypeInfo) {
-
+public record ColumnStat(
+  String fileName,
+  String columnName,
+  Object min,
+  Object max,
+  Long nullCount,
+  Long valueCount,
+  Long totalSize,
+  Long totalUncompressedSize,
+  boolean isTightBound,
+  Integer valueType,
+  String valueTypeInfo
+) {
   /**
    * Hudi's merge of two records of the same key (older first, both not deleted): a newer record
    * computed over all the data ({@code isTightBound}) replaces the older one; otherwise the smaller
@@ -41,11 +50,19 @@ public record ColumnStat(String fileName, String columnName, Object min, Object 
     if (newer.isTightBound) {
       return newer;
     }
-    return new ColumnStat(newer.fileName, newer.columnName, pick(older.min, newer.min, true),
-        pick(older.max, newer.max, false), sum(older.nullCount, newer.nullCount),
-        sum(older.valueCount, newer.valueCount), sum(older.totalSize, newer.totalSize),
-        sum(older.totalUncompressedSize, newer.totalUncompressedSize), newer.isTightBound, newer.valueType,
-        newer.valueTypeInfo);
+    return new ColumnStat(
+      newer.fileName,
+      newer.columnName,
+      pick(older.min, newer.min, true),
+      pick(older.max, newer.max, false),
+      sum(older.nullCount, newer.nullCount),
+      sum(older.valueCount, newer.valueCount),
+      sum(older.totalSize, newer.totalSize),
+      sum(older.totalUncompressedSize, newer.totalUncompressedSize),
+      newer.isTightBound,
+      newer.valueType,
+      newer.valueTypeInfo
+    );
   }
 
   private static Long sum(Long a, Long b) {
@@ -66,11 +83,11 @@ public record ColumnStat(String fileName, String columnName, Object min, Object 
     if (c == null) {
       return b; // values of different kinds (a column type change): keep the newer one
     }
-    return smaller == (c <= 0) ? a : b;
+    return smaller == c <= 0 ? a : b;
   }
 
   /** Natural order of two stat values of the same kind (byte[] unsigned), null when incomparable. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
+  @SuppressWarnings({ "unchecked", "rawtypes" })
   public static Integer compare(Object a, Object b) {
     if (a instanceof byte[] x && b instanceof byte[] y) {
       return Arrays.compareUnsigned(x, y);
@@ -89,12 +106,19 @@ public record ColumnStat(String fileName, String columnName, Object min, Object 
     if (!(o instanceof ColumnStat s)) {
       return false;
     }
-    return isTightBound == s.isTightBound && Objects.equals(fileName, s.fileName)
-        && Objects.equals(columnName, s.columnName) && Objects.deepEquals(min, s.min)
-        && Objects.deepEquals(max, s.max) && Objects.equals(nullCount, s.nullCount)
-        && Objects.equals(valueCount, s.valueCount) && Objects.equals(totalSize, s.totalSize)
-        && Objects.equals(totalUncompressedSize, s.totalUncompressedSize)
-        && Objects.equals(valueType, s.valueType) && Objects.equals(valueTypeInfo, s.valueTypeInfo);
+    return (
+      isTightBound == s.isTightBound &&
+      Objects.equals(fileName, s.fileName) &&
+      Objects.equals(columnName, s.columnName) &&
+      Objects.deepEquals(min, s.min) &&
+      Objects.deepEquals(max, s.max) &&
+      Objects.equals(nullCount, s.nullCount) &&
+      Objects.equals(valueCount, s.valueCount) &&
+      Objects.equals(totalSize, s.totalSize) &&
+      Objects.equals(totalUncompressedSize, s.totalUncompressedSize) &&
+      Objects.equals(valueType, s.valueType) &&
+      Objects.equals(valueTypeInfo, s.valueTypeInfo)
+    );
   }
 
   @Override

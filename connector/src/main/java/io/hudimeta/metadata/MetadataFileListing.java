@@ -1,5 +1,9 @@
 package io.hudimeta.metadata;
 
+import io.hudimeta.table.FileEntry;
+import io.hudimeta.table.FileListing;
+import io.hudimeta.table.TableConfig;
+import io.hudimeta.table.Timeline;
 import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -8,14 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-
-import io.hudimeta.table.FileEntry;
-import io.hudimeta.table.FileListing;
-import io.hudimeta.table.TableConfig;
-import io.hudimeta.table.Timeline;
 
 /**
  * A {@link FileListing} answered from the metadata table's {@code files} partition, never by
@@ -26,6 +24,7 @@ import io.hudimeta.table.Timeline;
  * <p>Callers should check {@link #inSync()} first and list storage when it is false.
  */
 public final class MetadataFileListing implements FileListing, Closeable {
+
   private final MetadataTable mdt;
   private List<String> partitions;
 
@@ -34,8 +33,12 @@ public final class MetadataFileListing implements FileListing, Closeable {
   }
 
   /** A listing over the data table's metadata table; empty when {@link MetadataTable#open} is. */
-  public static Optional<MetadataFileListing> open(FileSystem fs, Path dataBasePath, TableConfig dataConfig,
-                                                   Timeline dataTimeline) {
+  public static Optional<MetadataFileListing> open(
+    FileSystem fs,
+    Path dataBasePath,
+    TableConfig dataConfig,
+    Timeline dataTimeline
+  ) {
     return MetadataTable.open(fs, dataBasePath, dataConfig, dataTimeline).map(MetadataFileListing::new);
   }
 
@@ -43,8 +46,12 @@ public final class MetadataFileListing implements FileListing, Closeable {
    * The listing to prefer over listing storage: the metadata table's when it opens and is in sync
    * with the data timeline, else empty (an opened one that is behind is closed again).
    */
-  public static Optional<MetadataFileListing> openInSync(FileSystem fs, Path dataBasePath, TableConfig dataConfig,
-                                                         Timeline dataTimeline) {
+  public static Optional<MetadataFileListing> openInSync(
+    FileSystem fs,
+    Path dataBasePath,
+    TableConfig dataConfig,
+    Timeline dataTimeline
+  ) {
     Optional<MetadataFileListing> listing = open(fs, dataBasePath, dataConfig, dataTimeline);
     if (listing.isPresent() && !listing.get().inSync()) {
       listing.get().close();

@@ -15,6 +15,7 @@ import java.util.Base64;
  * 128-bit id is the MD5 digest. Both are rendered as padded standard Base64.
  */
 public final class MetadataKeys {
+
   /** Seed of Hudi's 64-bit hash ids: the int 0xdabadaba, sign-extended. */
   public static final long HASH_SEED = (long) 0xdabadaba;
   /** Row of the partition list in the {@code files} partition. */
@@ -22,8 +23,7 @@ public final class MetadataKeys {
   /** How a non-partitioned table's partition ("") is named inside the metadata table. */
   public static final String NON_PARTITIONED_ID = ".";
 
-  private MetadataKeys() {
-  }
+  private MetadataKeys() {}
 
   /** XXH64 of the UTF-8 bytes of {@code s} with Hudi's seed. */
   public static long xxhash64(String s) {

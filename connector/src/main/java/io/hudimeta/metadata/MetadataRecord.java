@@ -11,11 +11,10 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -34,6 +33,7 @@ import org.apache.avro.generic.GenericRecord;
  * </ul>
  */
 public final class MetadataRecord {
+
   public static final int TYPE_ALL_PARTITIONS = 1;
   public static final int TYPE_FILES = 2;
   public static final int TYPE_COLUMN_STATS = 3;
@@ -43,8 +43,7 @@ public final class MetadataRecord {
   public static final int TYPE_SECONDARY_INDEX = 7;
 
   /** One entry of a {@code filesystemMetadata} map. */
-  public record FileInfo(long size, boolean deleted) {
-  }
+  public record FileInfo(long size, boolean deleted) {}
 
   private final String key;
   private final int type;
@@ -53,8 +52,14 @@ public final class MetadataRecord {
   private final GenericRecord payload;
   private final boolean deleted;
 
-  private MetadataRecord(String key, int type, Map<String, FileInfo> files, ColumnStat columnStat,
-                         GenericRecord payload, boolean deleted) {
+  private MetadataRecord(
+    String key,
+    int type,
+    Map<String, FileInfo> files,
+    ColumnStat columnStat,
+    GenericRecord payload,
+    boolean deleted
+  ) {
     this.key = key;
     this.type = type;
     this.files = files;
@@ -84,7 +89,9 @@ public final class MetadataRecord {
       case TYPE_PARTITION_STATS: {
         GenericRecord stats = (GenericRecord) record.get("ColumnStatsMetadata");
         if (stats == null) {
-          throw new IllegalArgumentException("metadata record " + key + " of type " + type + " has no ColumnStatsMetadata");
+          throw new IllegalArgumentException(
+            "metadata record " + key + " of type " + type + " has no ColumnStatsMetadata"
+          );
         }
         return new MetadataRecord(key, type, null, columnStat(stats), record, bool(stats, "isDeleted"));
       }
@@ -106,15 +113,28 @@ public final class MetadataRecord {
       case TYPE_ALL_PARTITIONS:
       case TYPE_FILES: {
         Map<String, FileInfo> merged = new TreeMap<>(older.files);
-        newer.files.forEach((name, info) -> merged.merge(name, info,
-            (o, n) -> n.deleted() ? null : new FileInfo(Math.max(o.size(), n.size()), false)));
-        return new MetadataRecord(newer.key, newer.type, Collections.unmodifiableMap(merged), null, newer.payload,
-            false);
+        newer.files.forEach((name, info) ->
+          merged.merge(name, info, (o, n) -> n.deleted() ? null : new FileInfo(Math.max(o.size(), n.size()), false))
+        );
+        return new MetadataRecord(
+          newer.key,
+          newer.type,
+          Collections.unmodifiableMap(merged),
+          null,
+          newer.payload,
+          false
+        );
       }
       case TYPE_COLUMN_STATS:
       case TYPE_PARTITION_STATS:
-        return new MetadataRecord(newer.key, newer.type, null, ColumnStat.merge(older.columnStat, newer.columnStat),
-            newer.payload, false);
+        return new MetadataRecord(
+          newer.key,
+          newer.type,
+          null,
+          ColumnStat.merge(older.columnStat, newer.columnStat),
+          newer.payload,
+          false
+        );
       default:
         return newer;
     }
@@ -220,9 +240,19 @@ public final class MetadataRecord {
     }
     Object min = interpret(unwrap(stats.get("minValue")), valueType, valueTypeInfo);
     Object max = interpret(unwrap(stats.get("maxValue")), valueType, valueTypeInfo);
-    return new ColumnStat(stringOrNull(stats, "fileName"), stringOrNull(stats, "columnName"), min, max,
-        longOrNull(stats, "nullCount"), longOrNull(stats, "valueCount"), longOrNull(stats, "totalSize"),
-        longOrNull(stats, "totalUncompressedSize"), bool(stats, "isTightBound"), valueType, valueTypeInfo);
+    return new ColumnStat(
+      stringOrNull(stats, "fileName"),
+      stringOrNull(stats, "columnName"),
+      min,
+      max,
+      longOrNull(stats, "nullCount"),
+      longOrNull(stats, "valueCount"),
+      longOrNull(stats, "totalSize"),
+      longOrNull(stats, "totalUncompressedSize"),
+      bool(stats, "isTightBound"),
+      valueType,
+      valueTypeInfo
+    );
   }
 
   /** The plain value inside one of Hudi's wrapper records (§7.3/§7.4). */
@@ -232,7 +262,8 @@ public final class MetadataRecord {
     }
     Schema schema = wrapper.getSchema();
     if (schema.getField("value") == null) {
-      if (schema.getField("wrappedValues") != null) { // v9 ArrayWrapper
+      if (schema.getField("wrappedValues") != null) {
+        // v9 ArrayWrapper
         Object values = wrapper.get("wrappedValues");
         if (values == null) {
           return null;
@@ -316,7 +347,8 @@ public final class MetadataRecord {
         return value instanceof Long ms ? LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC) : value;
       case 19: // LOCAL_TIMESTAMP_MICROS
         return value instanceof Long us
-            ? LocalDateTime.ofInstant(Instant.EPOCH.plus(us, ChronoUnit.MICROS), ZoneOffset.UTC) : value;
+          ? LocalDateTime.ofInstant(Instant.EPOCH.plus(us, ChronoUnit.MICROS), ZoneOffset.UTC)
+          : value;
       case 20: // LOCAL_TIMESTAMP_NANOS
         return value instanceof Long ns ? LocalDateTime.ofInstant(Instant.EPOCH.plusNanos(ns), ZoneOffset.UTC) : value;
       default:

@@ -1,36 +1,5 @@
 package io.hudimeta.metadata;
 
-import java.io.Closeable;
-import java.io.FileNotFoundException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.DecoderFactory;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import io.hudimeta.avro.AvroSchemas;
 import io.hudimeta.hfile.Cell;
 import io.hudimeta.hfile.CorruptHFileException;
@@ -51,6 +20,35 @@ import io.hudimeta.table.TableConfig;
 import io.hudimeta.table.TableNotFoundException;
 import io.hudimeta.table.Timeline;
 import io.hudimeta.table.Visibility;
+import java.io.Closeable;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Read access to a data table's metadata table (MDT) at {@code <base>/.hoodie/metadata}, itself a
@@ -80,6 +78,7 @@ import io.hudimeta.table.Visibility;
  * them with {@link #close()}. Methods are synchronized: one instance may be shared, calls serialize.
  */
 public final class MetadataTable implements Closeable {
+
   private static final Logger LOG = LoggerFactory.getLogger(MetadataTable.class);
 
   public static final String FILES = "files";
@@ -104,8 +103,15 @@ public final class MetadataTable implements Closeable {
   private final Map<String, GenericDatumReader<GenericRecord>> decoders = new HashMap<>();
   private boolean closed;
 
-  private MetadataTable(FileSystem fs, Path dataBasePath, Path path, TableConfig dataConfig, Timeline dataTimeline,
-                        TableConfig config, Timeline timeline) {
+  private MetadataTable(
+    FileSystem fs,
+    Path dataBasePath,
+    Path path,
+    TableConfig dataConfig,
+    Timeline dataTimeline,
+    TableConfig config,
+    Timeline timeline
+  ) {
     this.fs = fs;
     this.dataBasePath = dataBasePath;
     this.path = path;
@@ -128,12 +134,20 @@ public final class MetadataTable implements Closeable {
    * reason logged) when the data table has none, does not list {@code files} among its completed
    * metadata partitions, or the metadata table cannot be read.
    */
-  public static Optional<MetadataTable> open(FileSystem fs, Path dataBasePath, TableConfig dataConfig,
-                                             Timeline dataTimeline) {
+  public static Optional<MetadataTable> open(
+    FileSystem fs,
+    Path dataBasePath,
+    TableConfig dataConfig,
+    Timeline dataTimeline
+  ) {
     Path mdtPath = metadataPath(dataBasePath);
     if (!dataConfig.metadataPartitions().contains(FILES)) {
-      LOG.info("Not using the metadata table of {}: '{}' is not among its completed metadata partitions {}",
-          dataBasePath, FILES, dataConfig.metadataPartitions());
+      LOG.info(
+        "Not using the metadata table of {}: '{}' is not among its completed metadata partitions {}",
+        dataBasePath,
+        FILES,
+        dataConfig.metadataPartitions()
+      );
       return Optional.empty();
     }
     MetadataTable table = null;
@@ -148,8 +162,12 @@ public final class MetadataTable implements Closeable {
       table.partition(FILES); // fail here, not in the middle of planning, when it is unreadable
       return Optional.of(table);
     } catch (TableNotFoundException e) {
-      LOG.warn("Not using the metadata table of {}: {} has no hoodie.properties ({})", dataBasePath, mdtPath,
-          e.getMessage());
+      LOG.warn(
+        "Not using the metadata table of {}: {} has no hoodie.properties ({})",
+        dataBasePath,
+        mdtPath,
+        e.getMessage()
+      );
     } catch (RuntimeException e) {
       LOG.warn("Not using the metadata table at {}: it cannot be read", mdtPath, e);
     }
@@ -348,8 +366,10 @@ public final class MetadataTable implements Closeable {
    * Partition-level statistics: data partition → column → stats, for the requested partitions
    * and columns ({@code partition_stats}); empty when the table has no such partition.
    */
-  public Map<String, Map<String, ColumnStat>> partitionStats(Collection<String> dataPartitions,
-                                                             Collection<String> columns) {
+  public Map<String, Map<String, ColumnStat>> partitionStats(
+    Collection<String> dataPartitions,
+    Collection<String> columns
+  ) {
     Map<String, Map<String, ColumnStat>> out = new TreeMap<>();
     if (!hasPartition(PARTITION_STATS)) {
       return out;
@@ -357,7 +377,7 @@ public final class MetadataTable implements Closeable {
     Map<String, String[]> keys = new HashMap<>();
     for (String partition : dataPartitions) {
       for (String column : columns) {
-        keys.put(MetadataKeys.partitionStatsKey(column, partition), new String[] {partition, column});
+        keys.put(MetadataKeys.partitionStatsKey(column, partition), new String[] { partition, column });
       }
     }
     lookup(PARTITION_STATS, keys.keySet()).forEach((key, r) -> {
@@ -465,8 +485,13 @@ public final class MetadataTable implements Closeable {
             kept.add(block.type() == LogBlockType.DELETE ? deleteBlock(block) : dataBlock(block));
           }
           case CORRUPT -> LOG.warn("Skipping corrupt block {}", block);
-          default -> throw new HudiTableException("unexpected " + block.type() + " block in metadata table log "
-              + block.source() + " (metadata tables hold only HFile data, delete and command blocks)");
+          default -> throw new HudiTableException(
+            "unexpected " +
+              block.type() +
+              " block in metadata table log " +
+              block.source() +
+              " (metadata tables hold only HFile data, delete and command blocks)"
+          );
         }
       }
     }
@@ -538,6 +563,7 @@ public final class MetadataTable implements Closeable {
   // ---- per-partition state ----
 
   private static final class PartitionReader {
+
     final String name;
     final List<SliceReader> slices;
     /** slices by file-group index when keys can be routed by hash (record_index), else null. */
@@ -569,7 +595,9 @@ public final class MetadataTable implements Closeable {
       Map<SliceReader, List<String>> out = new HashMap<>();
       for (String key : keys) {
         if (byIndex != null && byIndex.length > 0) {
-          out.computeIfAbsent(byIndex[MetadataKeys.fileGroupIndex(key, byIndex.length)], k -> new ArrayList<>()).add(key);
+          out
+            .computeIfAbsent(byIndex[MetadataKeys.fileGroupIndex(key, byIndex.length)], k -> new ArrayList<>())
+            .add(key);
         } else {
           for (SliceReader s : slices) {
             out.computeIfAbsent(s, k -> new ArrayList<>()).add(key);
@@ -581,11 +609,16 @@ public final class MetadataTable implements Closeable {
   }
 
   /** One usable log block: an HFile data block (hfile + decoder) or a delete block (deletes). */
-  private record Block(String instant, HFileReader hfile, GenericDatumReader<GenericRecord> decoder,
-                       Set<String> deletes, String source) {
-  }
+  private record Block(
+    String instant,
+    HFileReader hfile,
+    GenericDatumReader<GenericRecord> decoder,
+    Set<String> deletes,
+    String source
+  ) {}
 
   private static final class SliceReader {
+
     final FileSlice slice;
     final HFileReader base;
     final GenericDatumReader<GenericRecord> baseDecoder;

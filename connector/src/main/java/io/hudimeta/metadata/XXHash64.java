@@ -6,14 +6,14 @@ package io.hudimeta.metadata;
  * the 8-, 4- and 1-byte tail, then the avalanche.
  */
 public final class XXHash64 {
+
   private static final long PRIME1 = 0x9E3779B185EBCA87L;
   private static final long PRIME2 = 0xC2B2AE3D27D4EB4FL;
   private static final long PRIME3 = 0x165667B19E3779F9L;
   private static final long PRIME4 = 0x85EBCA77C2B2AE63L;
   private static final long PRIME5 = 0x27D4EB2F165667C5L;
 
-  private XXHash64() {
-  }
+  private XXHash64() {}
 
   public static long hash(byte[] data, long seed) {
     return hash(data, 0, data.length, seed);
@@ -39,8 +39,7 @@ public final class XXHash64 {
         acc4 = round(acc4, longLE(data, pos + 24));
         pos += 32;
       }
-      h = Long.rotateLeft(acc1, 1) + Long.rotateLeft(acc2, 7) + Long.rotateLeft(acc3, 12)
-          + Long.rotateLeft(acc4, 18);
+      h = Long.rotateLeft(acc1, 1) + Long.rotateLeft(acc2, 7) + Long.rotateLeft(acc3, 12) + Long.rotateLeft(acc4, 18);
       h = mergeAccumulator(h, acc1);
       h = mergeAccumulator(h, acc2);
       h = mergeAccumulator(h, acc3);
@@ -84,12 +83,19 @@ public final class XXHash64 {
   }
 
   private static long longLE(byte[] b, int i) {
-    return (b[i] & 0xFFL) | (b[i + 1] & 0xFFL) << 8 | (b[i + 2] & 0xFFL) << 16 | (b[i + 3] & 0xFFL) << 24
-        | (b[i + 4] & 0xFFL) << 32 | (b[i + 5] & 0xFFL) << 40 | (b[i + 6] & 0xFFL) << 48
-        | (b[i + 7] & 0xFFL) << 56;
+    return (
+      (b[i] & 0xFFL) |
+      ((b[i + 1] & 0xFFL) << 8) |
+      ((b[i + 2] & 0xFFL) << 16) |
+      ((b[i + 3] & 0xFFL) << 24) |
+      ((b[i + 4] & 0xFFL) << 32) |
+      ((b[i + 5] & 0xFFL) << 40) |
+      ((b[i + 6] & 0xFFL) << 48) |
+      ((b[i + 7] & 0xFFL) << 56)
+    );
   }
 
   private static int intLE(byte[] b, int i) {
-    return (b[i] & 0xFF) | (b[i + 1] & 0xFF) << 8 | (b[i + 2] & 0xFF) << 16 | (b[i + 3] & 0xFF) << 24;
+    return (b[i] & 0xFF) | ((b[i + 1] & 0xFF) << 8) | ((b[i + 2] & 0xFF) << 16) | ((b[i + 3] & 0xFF) << 24);
   }
 }

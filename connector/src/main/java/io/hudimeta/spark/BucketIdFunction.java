@@ -11,6 +11,7 @@ import org.apache.spark.sql.api.java.UDF3;
  * hash is Java's String/List hashCode, which a Python worker would compute a hundred times slower.
  */
 public final class BucketIdFunction implements UDF3<String, String, Integer, Integer> {
+
   private static final long serialVersionUID = 1L;
   private transient String lastFields;
   private transient List<String> lastList;

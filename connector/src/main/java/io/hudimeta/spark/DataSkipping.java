@@ -1,5 +1,8 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.metadata.ColumnStat;
+import io.hudimeta.metadata.MetadataTable;
+import io.hudimeta.table.TableConfig;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -12,10 +15,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import io.hudimeta.metadata.ColumnStat;
-import io.hudimeta.metadata.MetadataTable;
-import io.hudimeta.table.TableConfig;
 import org.apache.spark.sql.catalyst.util.DateTimeUtils;
 import org.apache.spark.sql.sources.AlwaysFalse;
 import org.apache.spark.sql.sources.AlwaysTrue;
@@ -75,6 +74,7 @@ import org.slf4j.LoggerFactory;
  * log files are always kept.
  */
 final class DataSkipping {
+
   private static final Logger LOG = LoggerFactory.getLogger(DataSkipping.class);
 
   /** Some row may make the filter TRUE. */
@@ -92,8 +92,15 @@ final class DataSkipping {
   private final boolean wholeRecordMerges;
   private final String mode;
 
-  private DataSkipping(MetadataTable mdt, StructType schema, Filter[] filters, Set<String> columns,
-                       boolean usePartitionStats, boolean wholeRecordMerges, String mode) {
+  private DataSkipping(
+    MetadataTable mdt,
+    StructType schema,
+    Filter[] filters,
+    Set<String> columns,
+    boolean usePartitionStats,
+    boolean wholeRecordMerges,
+    String mode
+  ) {
     this.mdt = mdt;
     this.schema = schema;
     this.filters = filters;
@@ -110,8 +117,14 @@ final class DataSkipping {
    * @param mdt                the metadata table the plan lists files from, or null when it lists storage
    * @param latestSnapshot     whether the query reads the latest snapshot (partition_stats describe only that)
    */
-  static DataSkipping of(boolean enabled, MetadataTable mdt, TableConfig config, StructType schema,
-                         Filter[] filters, boolean latestSnapshot) {
+  static DataSkipping of(
+    boolean enabled,
+    MetadataTable mdt,
+    TableConfig config,
+    StructType schema,
+    Filter[] filters,
+    boolean latestSnapshot
+  ) {
     if (!enabled) {
       return off(schema, "off(" + ReadOptions.DATA_SKIPPING + "=false)");
     }
@@ -181,8 +194,12 @@ final class DataSkipping {
       try {
         stats = mdt.columnStats(e.getKey(), columns);
       } catch (RuntimeException ex) {
-        LOG.warn("Not skipping files of partition '{}' of {}: column_stats cannot be read", e.getKey(),
-            mdt.dataBasePath(), ex);
+        LOG.warn(
+          "Not skipping files of partition '{}' of {}: column_stats cannot be read",
+          e.getKey(),
+          mdt.dataBasePath(),
+          ex
+        );
         kept.addAll(e.getValue());
         continue;
       }
@@ -316,8 +333,7 @@ final class DataSkipping {
       collectColumns(n.child(), schema, metaFieldsWritten, out);
     } else {
       String attr = attribute(f);
-      if (attr != null && columnType(schema, attr) != null
-          && (metaFieldsWritten || !attr.startsWith("_hoodie_"))) {
+      if (attr != null && columnType(schema, attr) != null && (metaFieldsWritten || !attr.startsWith("_hoodie_"))) {
         out.add(attr);
       }
     }
@@ -330,9 +346,15 @@ final class DataSkipping {
     }
     StructField field = schema.apply(attr);
     DataType t = field.dataType();
-    boolean supported = t instanceof BooleanType || integral(t) || floating(t) || t instanceof DecimalType
-        || t instanceof StringType || t instanceof DateType || t instanceof TimestampType
-        || t instanceof TimestampNTZType;
+    boolean supported =
+      t instanceof BooleanType ||
+      integral(t) ||
+      floating(t) ||
+      t instanceof DecimalType ||
+      t instanceof StringType ||
+      t instanceof DateType ||
+      t instanceof TimestampType ||
+      t instanceof TimestampNTZType;
     // a string column under a non-binary collation does not compare in code point order
     if (t instanceof StringType st && !st.supportsBinaryOrdering()) {
       return null;
@@ -352,8 +374,8 @@ final class DataSkipping {
     Long nullCount = s.nullCount();
     Long valueCount = s.valueCount();
     boolean nulls = nullCount == null || nullCount > 0;
-    boolean values = s.min() != null || s.max() != null || nullCount == null || valueCount == null
-        || valueCount > nullCount;
+    boolean values =
+      s.min() != null || s.max() != null || nullCount == null || valueCount == null || valueCount > nullCount;
     if (f instanceof IsNull) {
       return (nulls ? MAY_TRUE : 0) | (values ? MAY_FALSE : 0);
     }
@@ -523,16 +545,17 @@ final class DataSkipping {
   }
 
   /** Order of two canonical values of one type: -0.0 equals 0.0 (as in Spark), strings by code point. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
+  @SuppressWarnings({ "unchecked", "rawtypes" })
   static int compare(Object a, Object b) {
     if (a instanceof Double x && b instanceof Double y) {
       double p = x;
       double q = y;
-      return p < q ? -1 : (p > q ? 1 : 0);
+      return p < q ? -1 : p > q ? 1 : 0;
     }
     if (a instanceof String x && b instanceof String y) {
-      return Integer.signum(Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8),
-          y.getBytes(StandardCharsets.UTF_8)));
+      return Integer.signum(
+        Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8))
+      );
     }
     return Integer.signum(((Comparable) a).compareTo(b));
   }

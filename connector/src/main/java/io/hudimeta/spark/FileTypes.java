@@ -3,7 +3,6 @@ package io.hudimeta.spark;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Set;
-
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -26,6 +25,7 @@ import org.apache.spark.util.SerializableConfiguration;
  * table's types, as Hudi's schema-on-read does.
  */
 final class FileTypes {
+
   private FileTypes() {}
 
   static StructType footerSchema(String file, Configuration conf) {
@@ -109,7 +109,14 @@ final class FileTypes {
     if (to == DataTypes.FloatType && v instanceof Number) {
       return ((Number) v).floatValue();
     }
-    throw new UnsupportedOperationException("hudi-meta: column " + column + " is " + from.simpleString()
-        + " in an older file but " + to.simpleString() + " in the table schema; this type change is not supported");
+    throw new UnsupportedOperationException(
+      "hudi-meta: column " +
+        column +
+        " is " +
+        from.simpleString() +
+        " in an older file but " +
+        to.simpleString() +
+        " in the table schema; this type change is not supported"
+    );
   }
 }

@@ -5,7 +5,6 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.Map;
-
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.connector.catalog.DelegatingCatalogExtension;
@@ -23,6 +22,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * Enable with spark.sql.catalog.spark_catalog=io.hudimeta.spark.HudiCatalog (pyhudi.spark_session does).
  */
 public final class HudiCatalog extends DelegatingCatalogExtension {
+
   private static final DateTimeFormatter INSTANT = DateTimeFormatter.ofPattern("yyyyMMddHHmmssSSS");
 
   /** Spark leaves a custom session catalog to resolve V2 providers itself: hudi-meta tables here. */
@@ -56,8 +56,11 @@ public final class HudiCatalog extends DelegatingCatalogExtension {
    */
   private Map<String, String> hudiOptions(Identifier ident) throws NoSuchTableException {
     Table t = super.loadTable(ident); // the session catalog's own entry (a V1Table for hudi-meta tables)
-    if (!(t instanceof V1Table v1) || !v1.v1Table().provider().isDefined()
-        || !HudiMetaSource.SHORT_NAME.equalsIgnoreCase(v1.v1Table().provider().get())) {
+    if (
+      !(t instanceof V1Table v1) ||
+      !v1.v1Table().provider().isDefined() ||
+      !HudiMetaSource.SHORT_NAME.equalsIgnoreCase(v1.v1Table().provider().get())
+    ) {
       return null;
     }
     CatalogTable table = v1.v1Table();
@@ -70,6 +73,10 @@ public final class HudiCatalog extends DelegatingCatalogExtension {
   private static Table asOf(Map<String, String> tableOptions, String instant) {
     Map<String, String> options = new HashMap<>(tableOptions);
     options.put(ReadOptions.AS_OF, instant);
-    return new HudiMetaTable(options, null, TableSnapshot.load(ReadOptions.parse(new CaseInsensitiveStringMap(options))));
+    return new HudiMetaTable(
+      options,
+      null,
+      TableSnapshot.load(ReadOptions.parse(new CaseInsensitiveStringMap(options)))
+    );
   }
 }

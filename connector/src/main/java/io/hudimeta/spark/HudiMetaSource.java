@@ -1,11 +1,10 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.table.TableConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.Map;
-
-import io.hudimeta.table.TableConfig;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
@@ -29,6 +28,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * plans through the table's V1Write.
  */
 public final class HudiMetaSource implements TableProvider, DataSourceRegister, CreatableRelationProvider {
+
   public static final String SHORT_NAME = "hudi-meta";
 
   // Spark makes a provider per lookup and calls inferSchema then getTable on it: keep the snapshot
@@ -59,13 +59,18 @@ public final class HudiMetaSource implements TableProvider, DataSourceRegister, 
   }
 
   @Override
-  public BaseRelation createRelation(SQLContext sqlContext, SaveMode mode,
-      scala.collection.immutable.Map<String, String> parameters, Dataset<Row> data) {
+  public BaseRelation createRelation(
+    SQLContext sqlContext,
+    SaveMode mode,
+    scala.collection.immutable.Map<String, String> parameters,
+    Dataset<Row> data
+  ) {
     Map<String, String> options = scala.jdk.javaapi.CollectionConverters.asJava(parameters);
     String path = WriteClients.path(options);
     if (mode == SaveMode.ErrorIfExists && tableExists(path)) {
-      throw new IllegalStateException("hudi-meta: table already exists at " + path
-          + "; use mode(\"append\") or mode(\"overwrite\")");
+      throw new IllegalStateException(
+        "hudi-meta: table already exists at " + path + "; use mode(\"append\") or mode(\"overwrite\")"
+      );
     }
     if (!(mode == SaveMode.Ignore && tableExists(path))) {
       WriteClients.write(data, options, mode.name().toLowerCase(Locale.ROOT));
@@ -78,7 +83,9 @@ public final class HudiMetaSource implements TableProvider, DataSourceRegister, 
     Path meta = new Path(path, TableConfig.META_FOLDER);
     try {
       FileSystem fs = meta.getFileSystem(SparkSession.active().sessionState().newHadoopConf());
-      return fs.exists(new Path(meta, TableConfig.PROPERTIES_FILE)) || fs.exists(new Path(meta, TableConfig.BACKUP_FILE));
+      return (
+        fs.exists(new Path(meta, TableConfig.PROPERTIES_FILE)) || fs.exists(new Path(meta, TableConfig.BACKUP_FILE))
+      );
     } catch (IOException e) {
       throw new UncheckedIOException("hudi-meta: cannot reach " + path, e);
     }
@@ -86,6 +93,7 @@ public final class HudiMetaSource implements TableProvider, DataSourceRegister, 
 
   /** What createRelation must return; Spark only uses it to refresh caches of the written path. */
   private static final class WrittenRelation extends BaseRelation {
+
     private final SQLContext sqlContext;
     private final StructType schema;
 

@@ -1,11 +1,10 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.table.TableNotFoundException;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-
-import io.hudimeta.table.TableNotFoundException;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
@@ -20,12 +19,17 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * The table may not exist yet (a write creates it), so its snapshot is loaded on first use.
  */
 final class HudiMetaTable implements SupportsRead, SupportsWrite {
+
   // No BATCH_WRITE, on purpose: Spark 4.3's DataFrameWriter.save rejects ErrorIfExists and Ignore
   // for a table that advertises it, and sends every mode to HudiMetaSource.createRelation when it
   // does not. V1_BATCH_WRITE + TRUNCATE serve V2 write plans (INSERT INTO/OVERWRITE) through the
   // V1Write of HudiWriteBuilder; ACCEPT_ANY_SCHEMA because incoming rows lack the _hoodie_ columns.
-  private static final Set<TableCapability> CAPABILITIES = EnumSet.of(TableCapability.BATCH_READ,
-      TableCapability.V1_BATCH_WRITE, TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA);
+  private static final Set<TableCapability> CAPABILITIES = EnumSet.of(
+    TableCapability.BATCH_READ,
+    TableCapability.V1_BATCH_WRITE,
+    TableCapability.TRUNCATE,
+    TableCapability.ACCEPT_ANY_SCHEMA
+  );
 
   private final CaseInsensitiveStringMap options;
   private final StructType givenSchema;
@@ -73,8 +77,11 @@ final class HudiMetaTable implements SupportsRead, SupportsWrite {
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap readOptions) {
     TableSnapshot s = snapshotFor(readOptions);
     if (givenSchema != null && !givenSchema.equals(s.schema())) {
-      throw new IllegalArgumentException("hudi-meta: a Hudi table is read with its own schema; drop the "
-          + "user-specified schema (.schema(...)) of this read. The table's schema: " + s.schema().simpleString());
+      throw new IllegalArgumentException(
+        "hudi-meta: a Hudi table is read with its own schema; drop the " +
+          "user-specified schema (.schema(...)) of this read. The table's schema: " +
+          s.schema().simpleString()
+      );
     }
     return new HudiScanBuilder(s);
   }

@@ -2,7 +2,6 @@ package io.hudimeta.spark;
 
 import java.io.IOException;
 import java.util.Set;
-
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.paths.SparkPath;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -25,6 +24,7 @@ import scala.Option;
  * batches when every split of the scan is base-only); slices with log files are merged row by row.
  */
 final class HudiReaderFactory implements PartitionReaderFactory {
+
   private final FilePartitionReaderFactory requiredReader;
   private final FilePartitionReaderFactory mergeReader;
   private final Broadcast<SerializableConfiguration> requiredConf;
@@ -37,18 +37,43 @@ final class HudiReaderFactory implements PartitionReaderFactory {
   private final RowFilter rowFilter;
   private final boolean columnar;
 
-  HudiReaderFactory(Broadcast<SerializableConfiguration> requiredConf,
-      Broadcast<SerializableConfiguration> mergeConf, StructType tableSchema, StructType required,
-      StructType mergeSchema, Filter[] filters, MergeSpec spec, Set<String> visibleInstants, RowFilter rowFilter,
-      boolean anyLogs, Set<String> drifted) {
+  HudiReaderFactory(
+    Broadcast<SerializableConfiguration> requiredConf,
+    Broadcast<SerializableConfiguration> mergeConf,
+    StructType tableSchema,
+    StructType required,
+    StructType mergeSchema,
+    Filter[] filters,
+    MergeSpec spec,
+    Set<String> visibleInstants,
+    RowFilter rowFilter,
+    boolean anyLogs,
+    Set<String> drifted
+  ) {
     SQLConf sqlConf = SQLConf.get();
     ParquetOptions options = new ParquetOptions(scala.collection.immutable.Map$.MODULE$.empty(), sqlConf);
     StructType noPartitions = new StructType();
-    this.requiredReader = ParquetPartitionReaderFactory.apply(sqlConf, requiredConf, tableSchema, required, noPartitions,
-        filters, Option.empty(), options);
+    this.requiredReader = ParquetPartitionReaderFactory.apply(
+      sqlConf,
+      requiredConf,
+      tableSchema,
+      required,
+      noPartitions,
+      filters,
+      Option.empty(),
+      options
+    );
     // Merged slices must see every base row: a filter could hide the row a log record loses to.
-    this.mergeReader = ParquetPartitionReaderFactory.apply(sqlConf, mergeConf, tableSchema, mergeSchema, noPartitions,
-        new Filter[0], Option.empty(), options);
+    this.mergeReader = ParquetPartitionReaderFactory.apply(
+      sqlConf,
+      mergeConf,
+      tableSchema,
+      mergeSchema,
+      noPartitions,
+      new Filter[0],
+      Option.empty(),
+      options
+    );
     this.requiredConf = requiredConf;
     this.mergeConf = mergeConf;
     this.drifted = drifted;
@@ -77,28 +102,48 @@ final class HudiReaderFactory implements PartitionReaderFactory {
     if (!split.hasLogs() && rowFilter.keepsAll()) {
       return split.baseFile == null ? empty() : baseRows(split, required, requiredReader, requiredConf);
     }
-    LogRecordBuffer logs = LogScanner.scan(mergeConf.value().value(), split.logFiles, mergeSchema, spec, visibleInstants);
-    PartitionReader<InternalRow> base = split.baseFile == null ? null
-        : baseRows(split, mergeSchema, mergeReader, mergeConf);
+    LogRecordBuffer logs = LogScanner.scan(
+      mergeConf.value().value(),
+      split.logFiles,
+      mergeSchema,
+      spec,
+      visibleInstants
+    );
+    PartitionReader<InternalRow> base =
+      split.baseFile == null ? null : baseRows(split, mergeSchema, mergeReader, mergeConf);
     return new MergingReader(base, logs, required, rowFilter);
   }
 
   /** Base-file rows in `schema`; files holding a column whose type changed since are converted. */
-  private PartitionReader<InternalRow> baseRows(SliceSplit split, StructType schema, FilePartitionReaderFactory reader,
-      Broadcast<SerializableConfiguration> conf) {
+  private PartitionReader<InternalRow> baseRows(
+    SliceSplit split,
+    StructType schema,
+    FilePartitionReaderFactory reader,
+    Broadcast<SerializableConfiguration> conf
+  ) {
     if (drifted.stream().noneMatch(c -> hasField(schema, c))) {
       return reader.buildReader(file(split));
     }
-    StructType fileTypes = FileTypes.fileReadSchema(schema,
-        FileTypes.footerSchema(split.baseFile, conf.value().value()), drifted);
+    StructType fileTypes = FileTypes.fileReadSchema(
+      schema,
+      FileTypes.footerSchema(split.baseFile, conf.value().value()),
+      drifted
+    );
     if (fileTypes.equals(schema)) {
       return reader.buildReader(file(split));
     }
     StructType noPartitions = new StructType();
     SQLConf sqlConf = SQLConf.get(); // in a task: the session's conf, read-only
-    FilePartitionReaderFactory perFile = ParquetPartitionReaderFactory.apply(sqlConf,
-        FileTypes.local(ParquetConf.forSchema(conf.value().value(), fileTypes)), fileTypes, fileTypes, noPartitions,
-        new Filter[0], Option.empty(), new ParquetOptions(scala.collection.immutable.Map$.MODULE$.empty(), sqlConf));
+    FilePartitionReaderFactory perFile = ParquetPartitionReaderFactory.apply(
+      sqlConf,
+      FileTypes.local(ParquetConf.forSchema(conf.value().value(), fileTypes)),
+      fileTypes,
+      fileTypes,
+      noPartitions,
+      new Filter[0],
+      Option.empty(),
+      new ParquetOptions(scala.collection.immutable.Map$.MODULE$.empty(), sqlConf)
+    );
     return FileTypes.converting(perFile.buildReader(file(split)), fileTypes, schema);
   }
 
@@ -107,8 +152,16 @@ final class HudiReaderFactory implements PartitionReaderFactory {
   }
 
   private static PartitionedFile file(SliceSplit split) {
-    return new PartitionedFile(InternalRow.empty(), SparkPath.fromPathString(split.baseFile), 0L,
-        split.baseFileSize, new String[0], 0L, split.baseFileSize, scala.collection.immutable.Map$.MODULE$.empty());
+    return new PartitionedFile(
+      InternalRow.empty(),
+      SparkPath.fromPathString(split.baseFile),
+      0L,
+      split.baseFileSize,
+      new String[0],
+      0L,
+      split.baseFileSize,
+      scala.collection.immutable.Map$.MODULE$.empty()
+    );
   }
 
   private static PartitionReader<InternalRow> empty() {

@@ -2,7 +2,6 @@ package io.hudimeta.spark;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -17,6 +16,7 @@ import org.apache.spark.sql.types.StructType;
 
 /** A planned scan: the file slices to read and how to read them. */
 final class HudiScan implements Scan, Batch {
+
   private final TableSnapshot snapshot;
   private final StructType required;
   private final Filter[] filters;
@@ -76,17 +76,33 @@ final class HudiScan implements Scan, Batch {
   public PartitionReaderFactory createReaderFactory() {
     boolean anyLogs = splits().stream().anyMatch(SliceSplit::hasLogs);
     StructType mergeSchema = mergeSchema();
-    MergeSpec spec = new MergeSpec(mergeSchema, snapshot.recordKeyColumn(), snapshot.orderingField(),
-        snapshot.eventTimeOrdering());
-    RowFilter rowFilter = snapshot.commitTimeFilter() == null ? RowFilter.ALL
+    MergeSpec spec = new MergeSpec(
+      mergeSchema,
+      snapshot.recordKeyColumn(),
+      snapshot.orderingField(),
+      snapshot.eventTimeOrdering()
+    );
+    RowFilter rowFilter =
+      snapshot.commitTimeFilter() == null
+        ? RowFilter.ALL
         : new RowFilter(mergeSchema.fieldIndex(TableSnapshot.COMMIT_TIME), snapshot.commitTimeFilter());
     SparkSession session = SparkSession.active();
     var requiredConf = ParquetConf.broadcast(session, required);
     // one broadcast when merging needs no extra column (a full scan): each costs the Hadoop conf's serialisation
     var mergeConf = mergeSchema.equals(required) ? requiredConf : ParquetConf.broadcast(session, mergeSchema);
-    return new HudiReaderFactory(requiredConf, mergeConf,
-        snapshot.schema(), required, mergeSchema, filters, spec, snapshot.visibleInstants(), rowFilter, anyLogs,
-        snapshot.driftedColumns());
+    return new HudiReaderFactory(
+      requiredConf,
+      mergeConf,
+      snapshot.schema(),
+      required,
+      mergeSchema,
+      filters,
+      spec,
+      snapshot.visibleInstants(),
+      rowFilter,
+      anyLogs,
+      snapshot.driftedColumns()
+    );
   }
 
   /** The requested columns, then whatever merging needs that was not requested. */

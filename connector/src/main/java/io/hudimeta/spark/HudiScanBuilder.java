@@ -12,6 +12,7 @@ import org.apache.spark.sql.types.StructType;
  * are all handed back as post-scan filters: pruning is a speed-up, never the source of truth.
  */
 final class HudiScanBuilder implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters {
+
   private final TableSnapshot snapshot;
   private StructType required;
   private Filter[] pushed = new Filter[0];

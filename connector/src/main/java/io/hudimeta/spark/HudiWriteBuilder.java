@@ -1,7 +1,6 @@
 package io.hudimeta.spark;
 
 import java.util.Map;
-
 import org.apache.spark.sql.connector.write.SupportsTruncate;
 import org.apache.spark.sql.connector.write.V1Write;
 import org.apache.spark.sql.connector.write.Write;
@@ -13,6 +12,7 @@ import org.apache.spark.sql.sources.InsertableRelation;
  * the pyhudi write client, which plans the commit on the driver. A truncate is Spark's Overwrite.
  */
 final class HudiWriteBuilder implements SupportsTruncate {
+
   private final Map<String, String> options;
   private boolean truncate;
 

@@ -4,9 +4,11 @@ import java.util.regex.Pattern;
 
 /** Instant times given by users, in the forms Hudi accepts, normalized to yyyyMMddHHmmssSSS. */
 final class Instants {
+
   private static final Pattern DIGITS = Pattern.compile("\\d{8}|\\d{14}|\\d{17}");
-  private static final Pattern DATE_TIME =
-      Pattern.compile("\\d{4}-\\d{2}-\\d{2}([ T]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?)?");
+  private static final Pattern DATE_TIME = Pattern.compile(
+    "\\d{4}-\\d{2}-\\d{2}([ T]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?)?"
+  );
 
   private Instants() {}
 
@@ -23,7 +25,13 @@ final class Instants {
       }
       return (digits + "000000000").substring(0, 17);
     }
-    throw new IllegalArgumentException("hudi-meta: " + option + "=" + value + " is not an instant; use "
-        + "yyyyMMddHHmmssSSS, yyyy-MM-dd HH:mm:ss[.SSS] or yyyy-MM-dd");
+    throw new IllegalArgumentException(
+      "hudi-meta: " +
+        option +
+        "=" +
+        value +
+        " is not an instant; use " +
+        "yyyyMMddHHmmssSSS, yyyy-MM-dd HH:mm:ss[.SSS] or yyyy-MM-dd"
+    );
   }
 }

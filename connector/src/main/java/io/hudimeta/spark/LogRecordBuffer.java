@@ -3,7 +3,6 @@ package io.hudimeta.spark;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
@@ -13,11 +12,15 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * A delete without an ordering value (Hudi writes 0) wins by log order alone.
  */
 final class LogRecordBuffer {
+
   /** One key's surviving version: a row, or a delete (row == null). */
   private static final class Entry {
+
     final InternalRow row;
+
     @SuppressWarnings("rawtypes")
     final Comparable ordering;
+
     final boolean naturalOrderDelete;
 
     @SuppressWarnings("rawtypes")
@@ -46,8 +49,9 @@ final class LogRecordBuffer {
   void addRecord(InternalRow row) {
     String key = spec.key(row);
     InternalRow copy = row.copy();
-    Entry e = spec.isSoftDeleted(copy) ? new Entry(null, spec.ordering(copy), false)
-        : new Entry(copy, spec.ordering(copy), false);
+    Entry e = spec.isSoftDeleted(copy)
+      ? new Entry(null, spec.ordering(copy), false)
+      : new Entry(copy, spec.ordering(copy), false);
     put(key, e);
   }
 
@@ -64,7 +68,7 @@ final class LogRecordBuffer {
     }
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
+  @SuppressWarnings({ "unchecked", "rawtypes" })
   private boolean newerWins(Entry newer, Entry older) {
     if (!spec.eventTimeOrdering || newer.naturalOrderDelete || older.naturalOrderDelete) {
       return true;
@@ -91,7 +95,12 @@ final class LogRecordBuffer {
 
   /** Rows only in the logs (inserts into log files), after every base row was merged. */
   Iterator<InternalRow> remaining() {
-    return entries.values().stream().filter(e -> !e.isDelete()).map(e -> e.row).iterator();
+    return entries
+      .values()
+      .stream()
+      .filter(e -> !e.isDelete())
+      .map(e -> e.row)
+      .iterator();
   }
 
   private static boolean isDefault(Object v) {

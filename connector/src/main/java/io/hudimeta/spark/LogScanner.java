@@ -1,15 +1,14 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.log.DeleteRecord;
+import io.hudimeta.log.LogBlock;
+import io.hudimeta.log.LogFileReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
-import io.hudimeta.log.DeleteRecord;
-import io.hudimeta.log.LogBlock;
-import io.hudimeta.log.LogFileReader;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -21,10 +20,16 @@ import org.apache.spark.sql.types.StructType;
  * drops the earlier blocks of the instant it rolls back.
  */
 final class LogScanner {
+
   private LogScanner() {}
 
-  static LogRecordBuffer scan(Configuration conf, String[] logFiles, StructType mergeSchema, MergeSpec spec,
-      Set<String> visibleInstants) {
+  static LogRecordBuffer scan(
+    Configuration conf,
+    String[] logFiles,
+    StructType mergeSchema,
+    MergeSpec spec,
+    Set<String> visibleInstants
+  ) {
     List<LogBlock> blocks = new ArrayList<>();
     for (String file : logFiles) {
       blocks.addAll(read(conf, file));
@@ -70,9 +75,9 @@ final class LogScanner {
         }
         break;
       default:
-        throw new UnsupportedOperationException("hudi-meta: log block type " + block.type() + " in "
-            + block.source() + " is not supported in data tables");
+        throw new UnsupportedOperationException(
+          "hudi-meta: log block type " + block.type() + " in " + block.source() + " is not supported in data tables"
+        );
     }
   }
-
 }

@@ -1,7 +1,6 @@
 package io.hudimeta.spark;
 
 import java.io.Serializable;
-
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
@@ -11,6 +10,7 @@ import org.apache.spark.sql.types.StructType;
  * and _hoodie_is_deleted in the merge schema, and the table's merge mode.
  */
 final class MergeSpec implements Serializable {
+
   final boolean eventTimeOrdering;
   final int keyIndex;
   final DataType keyType;
@@ -42,7 +42,7 @@ final class MergeSpec implements Serializable {
     return row.isNullAt(keyIndex) ? null : String.valueOf(row.get(keyIndex, keyType));
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"})
+  @SuppressWarnings({ "unchecked", "rawtypes" })
   Comparable ordering(InternalRow row) {
     if (orderingIndex < 0 || row.isNullAt(orderingIndex)) {
       return null;

@@ -2,7 +2,6 @@ package io.hudimeta.spark;
 
 import java.io.IOException;
 import java.util.Iterator;
-
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -15,6 +14,7 @@ import org.apache.spark.sql.types.StructType;
  * key, ordering and delete-marker columns merging needs) and cut down to the requested columns.
  */
 final class MergingReader implements PartitionReader<InternalRow> {
+
   private final PartitionReader<InternalRow> base;
   private final LogRecordBuffer logs;
   private final RowFilter filter;

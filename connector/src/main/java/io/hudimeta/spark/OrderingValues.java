@@ -3,7 +3,6 @@ package io.hudimeta.spark;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.ByteBuffer;
-
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Decimal;
@@ -12,6 +11,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 
 /** Ordering values from delete blocks (Java objects) made comparable with the column's values. */
 final class OrderingValues {
+
   private OrderingValues() {}
 
   @SuppressWarnings("rawtypes")

@@ -14,6 +14,7 @@ import org.apache.spark.util.SerializableConfiguration;
  * own ParquetScan sets up), broadcast once per scan.
  */
 final class ParquetConf {
+
   private ParquetConf() {}
 
   static Broadcast<SerializableConfiguration> broadcast(SparkSession session, StructType readSchema) {
@@ -26,8 +27,12 @@ final class ParquetConf {
     conf.setBoolean(SQLConf.PARQUET_INT96_AS_TIMESTAMP().key(), sql.isParquetINT96AsTimestamp());
     conf.setBoolean(SQLConf.PARQUET_INFER_TIMESTAMP_NTZ_ENABLED().key(), sql.parquetInferTimestampNTZEnabled());
     conf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG().key(), sql.legacyParquetNanosAsLong());
-    return session.sparkContext().broadcast(new SerializableConfiguration(conf),
-        scala.reflect.ClassTag$.MODULE$.apply(SerializableConfiguration.class));
+    return session
+      .sparkContext()
+      .broadcast(
+        new SerializableConfiguration(conf),
+        scala.reflect.ClassTag$.MODULE$.apply(SerializableConfiguration.class)
+      );
   }
 
   /** A copy of `base` asking Spark's Parquet read support for `readSchema`. */

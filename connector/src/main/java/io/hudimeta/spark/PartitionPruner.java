@@ -1,5 +1,6 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.table.TableConfig;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -7,8 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
-import io.hudimeta.table.TableConfig;
 import org.apache.spark.sql.sources.And;
 import org.apache.spark.sql.sources.EqualNullSafe;
 import org.apache.spark.sql.sources.EqualTo;
@@ -30,6 +29,7 @@ import org.apache.spark.sql.types.StructType;
  * the partition, so pruning never drops rows Spark's own filter would keep.
  */
 final class PartitionPruner {
+
   private PartitionPruner() {}
 
   static List<String> prune(TableConfig config, StructType schema, List<String> partitions, Filter[] filters) {
@@ -50,8 +50,12 @@ final class PartitionPruner {
   private static boolean valuesInPath(TableConfig config) {
     String type = String.valueOf(config.keyGeneratorType()).toUpperCase(Locale.ROOT);
     String cls = String.valueOf(config.keyGeneratorClass());
-    return type.equals("SIMPLE") || type.equals("COMPLEX")
-        || cls.endsWith(".SimpleKeyGenerator") || cls.endsWith(".ComplexKeyGenerator");
+    return (
+      type.equals("SIMPLE") ||
+      type.equals("COMPLEX") ||
+      cls.endsWith(".SimpleKeyGenerator") ||
+      cls.endsWith(".ComplexKeyGenerator")
+    );
   }
 
   /** Column values of one partition path; null when the path does not have the expected shape. */
@@ -92,12 +96,12 @@ final class PartitionPruner {
     if (f instanceof And a) {
       Boolean l = eval(a.left(), values, schema);
       Boolean r = eval(a.right(), values, schema);
-      return l == Boolean.FALSE || r == Boolean.FALSE ? Boolean.FALSE : (l == null || r == null ? null : true);
+      return l == Boolean.FALSE || r == Boolean.FALSE ? Boolean.FALSE : l == null || r == null ? null : true;
     }
     if (f instanceof Or o) {
       Boolean l = eval(o.left(), values, schema);
       Boolean r = eval(o.right(), values, schema);
-      return l == Boolean.TRUE || r == Boolean.TRUE ? Boolean.TRUE : (l == null || r == null ? null : false);
+      return l == Boolean.TRUE || r == Boolean.TRUE ? Boolean.TRUE : l == null || r == null ? null : false;
     }
     if (f instanceof Not n) {
       Boolean v = eval(n.child(), values, schema);
@@ -136,8 +140,13 @@ final class PartitionPruner {
   }
 
   /** Compares the partition's value of `attr` with a literal; null when not comparable here. */
-  private static Boolean compare(String attr, Object literal, Map<String, String> values, StructType schema,
-      java.util.function.IntPredicate test) {
+  private static Boolean compare(
+    String attr,
+    Object literal,
+    Map<String, String> values,
+    StructType schema,
+    java.util.function.IntPredicate test
+  ) {
     String raw = values.get(attr);
     if (raw == null || literal == null || !List.of(schema.fieldNames()).contains(attr)) {
       return null;
@@ -147,8 +156,12 @@ final class PartitionPruner {
       if (type == DataTypes.StringType) {
         return test.test(Integer.signum(raw.compareTo(literal.toString())));
       }
-      if (type == DataTypes.IntegerType || type == DataTypes.LongType || type == DataTypes.ShortType
-          || type == DataTypes.ByteType) {
+      if (
+        type == DataTypes.IntegerType ||
+        type == DataTypes.LongType ||
+        type == DataTypes.ShortType ||
+        type == DataTypes.ByteType
+      ) {
         return test.test(Long.compare(Long.parseLong(raw), ((Number) literal).longValue()));
       }
     } catch (NumberFormatException | ClassCastException e) {

@@ -8,6 +8,7 @@ import org.apache.spark.sql.connector.metric.CustomSumMetric;
  * values (a sum, whatever the name).
  */
 public final class PruningMetric extends CustomSumMetric {
+
   private final String name;
   private final String description;
 

@@ -10,19 +10,26 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  *
  * @param skipping how data skipping applied ("column_stats+partition_stats", "column_stats", "off(...)")
  */
-record PruningStats(String skipping, long partitionsListed, long partitionsAfterPath, long partitionsAfterStats,
-                    long slicesBefore, long slicesAfter, long filesBefore, long filesAfter) {
-
+record PruningStats(
+  String skipping,
+  long partitionsListed,
+  long partitionsAfterPath,
+  long partitionsAfterStats,
+  long slicesBefore,
+  long slicesAfter,
+  long filesBefore,
+  long filesAfter
+) {
   static final PruningStats NOT_PLANNED = new PruningStats("not planned", 0, 0, 0, 0, 0, 0, 0);
 
   private static final String[][] METRICS = {
-      {"partitionsListed", "partitions listed"},
-      {"partitionsAfterPathPruning", "partitions after path pruning"},
-      {"partitionsAfterPartitionStats", "partitions after partition_stats"},
-      {"fileSlicesBeforeSkipping", "file slices before column_stats"},
-      {"fileSlicesAfterSkipping", "file slices after column_stats"},
-      {"filesBeforeSkipping", "files before column_stats"},
-      {"filesAfterSkipping", "files after column_stats"},
+    { "partitionsListed", "partitions listed" },
+    { "partitionsAfterPathPruning", "partitions after path pruning" },
+    { "partitionsAfterPartitionStats", "partitions after partition_stats" },
+    { "fileSlicesBeforeSkipping", "file slices before column_stats" },
+    { "fileSlicesAfterSkipping", "file slices after column_stats" },
+    { "filesBeforeSkipping", "files before column_stats" },
+    { "filesAfterSkipping", "files after column_stats" },
   };
 
   /** The metrics a scan declares, in the order of {@link #driverMetrics()}. */
@@ -35,8 +42,15 @@ record PruningStats(String skipping, long partitionsListed, long partitionsAfter
   }
 
   CustomTaskMetric[] driverMetrics() {
-    long[] values = {partitionsListed, partitionsAfterPath, partitionsAfterStats, slicesBefore, slicesAfter,
-        filesBefore, filesAfter};
+    long[] values = {
+      partitionsListed,
+      partitionsAfterPath,
+      partitionsAfterStats,
+      slicesBefore,
+      slicesAfter,
+      filesBefore,
+      filesAfter,
+    };
     CustomTaskMetric[] out = new CustomTaskMetric[METRICS.length];
     for (int i = 0; i < METRICS.length; i++) {
       out[i] = new Value(METRICS[i][0], values[i]);
@@ -46,11 +60,25 @@ record PruningStats(String skipping, long partitionsListed, long partitionsAfter
 
   /** e.g. "dataSkipping=column_stats partitions 3 -> path 3 -> partition_stats 3, fileSlices 5 -> column_stats 2, files 7 -> column_stats 3". */
   String describe() {
-    return "dataSkipping=" + skipping + " partitions " + partitionsListed + " -> path " + partitionsAfterPath
-        + " -> partition_stats " + partitionsAfterStats + ", fileSlices " + slicesBefore + " -> column_stats "
-        + slicesAfter + ", files " + filesBefore + " -> column_stats " + filesAfter;
+    return (
+      "dataSkipping=" +
+      skipping +
+      " partitions " +
+      partitionsListed +
+      " -> path " +
+      partitionsAfterPath +
+      " -> partition_stats " +
+      partitionsAfterStats +
+      ", fileSlices " +
+      slicesBefore +
+      " -> column_stats " +
+      slicesAfter +
+      ", files " +
+      filesBefore +
+      " -> column_stats " +
+      filesAfter
+    );
   }
 
-  private record Value(String name, long value) implements CustomTaskMetric {
-  }
+  private record Value(String name, long value) implements CustomTaskMetric {}
 }

@@ -7,7 +7,12 @@ import java.util.Map;
 
 /** The read options of format("hudi-meta"), under Apache Hudi's own keys, validated once. */
 final class ReadOptions implements Serializable {
-  enum QueryType { SNAPSHOT, READ_OPTIMIZED, INCREMENTAL }
+
+  enum QueryType {
+    SNAPSHOT,
+    READ_OPTIMIZED,
+    INCREMENTAL,
+  }
 
   static final String QUERY_TYPE = "hoodie.datasource.query.type";
   static final String AS_OF = "as.of.instant";
@@ -33,16 +38,31 @@ final class ReadOptions implements Serializable {
     metadataEnabled = bool(o, METADATA_ENABLE, true);
     dataSkipping = bool(o, DATA_SKIPPING, true);
     if (queryType == QueryType.INCREMENTAL && beginInstant == null) {
-      throw new IllegalArgumentException("hudi-meta: an incremental query needs " + BEGIN
-          + " (the instant after which changes are returned)");
+      throw new IllegalArgumentException(
+        "hudi-meta: an incremental query needs " + BEGIN + " (the instant after which changes are returned)"
+      );
     }
     if (queryType != QueryType.INCREMENTAL && (beginInstant != null || endInstant != null)) {
-      throw new IllegalArgumentException("hudi-meta: " + BEGIN + "/" + END + " apply to "
-          + QUERY_TYPE + "=incremental only, but the query type is " + queryType.name().toLowerCase(Locale.ROOT));
+      throw new IllegalArgumentException(
+        "hudi-meta: " +
+          BEGIN +
+          "/" +
+          END +
+          " apply to " +
+          QUERY_TYPE +
+          "=incremental only, but the query type is " +
+          queryType.name().toLowerCase(Locale.ROOT)
+      );
     }
     if (queryType == QueryType.INCREMENTAL && asOfInstant != null) {
-      throw new IllegalArgumentException("hudi-meta: " + AS_OF + " (time travel) cannot be combined with an "
-          + "incremental query; use " + END + " to bound it");
+      throw new IllegalArgumentException(
+        "hudi-meta: " +
+          AS_OF +
+          " (time travel) cannot be combined with an " +
+          "incremental query; use " +
+          END +
+          " to bound it"
+      );
     }
   }
 
@@ -54,8 +74,9 @@ final class ReadOptions implements Serializable {
   private static String required(Map<String, String> o, String key) {
     String v = o.get(key);
     if (v == null || v.isEmpty()) {
-      throw new IllegalArgumentException("hudi-meta: no table path given; use .load(\"/path/to/table\") or "
-          + "option(\"path\", ...)");
+      throw new IllegalArgumentException(
+        "hudi-meta: no table path given; use .load(\"/path/to/table\") or " + "option(\"path\", ...)"
+      );
     }
     return v;
   }
@@ -67,8 +88,14 @@ final class ReadOptions implements Serializable {
         return t;
       }
     }
-    throw new IllegalArgumentException("hudi-meta: " + QUERY_TYPE + "=" + v + " is not valid; valid values: "
-        + Arrays.toString(new String[] {"snapshot", "read_optimized", "incremental"}));
+    throw new IllegalArgumentException(
+      "hudi-meta: " +
+        QUERY_TYPE +
+        "=" +
+        v +
+        " is not valid; valid values: " +
+        Arrays.toString(new String[] { "snapshot", "read_optimized", "incremental" })
+    );
   }
 
   private static boolean bool(Map<String, String> o, String key, boolean dflt) {

@@ -2,11 +2,11 @@ package io.hudimeta.spark;
 
 import java.io.Serializable;
 import java.util.Set;
-
 import org.apache.spark.sql.catalyst.InternalRow;
 
 /** Keeps the rows an incremental query asks for: those whose _hoodie_commit_time is in range. */
 final class RowFilter implements Serializable {
+
   static final RowFilter ALL = new RowFilter(-1, null);
 
   private final int commitTimeIndex;

@@ -4,6 +4,7 @@ import org.apache.spark.sql.connector.read.InputPartition;
 
 /** One file slice to read: a base file (may be absent) and its log files, oldest first. */
 final class SliceSplit implements InputPartition {
+
   final String partitionPath;
   final String fileId;
   final String baseFile;

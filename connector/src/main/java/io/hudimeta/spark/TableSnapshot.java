@@ -1,16 +1,5 @@
 package io.hudimeta.spark;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Collectors;
-
 import io.hudimeta.avro.AvroSchemas;
 import io.hudimeta.metadata.MetadataFileListing;
 import io.hudimeta.metadata.MetadataTable;
@@ -26,6 +15,16 @@ import io.hudimeta.table.TableConfig;
 import io.hudimeta.table.Timeline;
 import io.hudimeta.table.Visibility;
 import io.hudimeta.table.WrittenFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -40,10 +39,16 @@ import org.apache.spark.sql.types.StructType;
  * file slices to read. Everything the scan needs to know about the table comes from here.
  */
 final class TableSnapshot {
+
   static final String COMMIT_TIME = "_hoodie_commit_time";
   static final String RECORD_KEY = "_hoodie_record_key";
-  private static final String[] META_FIELDS = {COMMIT_TIME, "_hoodie_commit_seqno", RECORD_KEY,
-      "_hoodie_partition_path", "_hoodie_file_name"};
+  private static final String[] META_FIELDS = {
+    COMMIT_TIME,
+    "_hoodie_commit_seqno",
+    RECORD_KEY,
+    "_hoodie_partition_path",
+    "_hoodie_file_name",
+  };
 
   private final ReadOptions options;
   private final FileSystem fs;
@@ -92,8 +97,14 @@ final class TableSnapshot {
   }
 
   String describe() {
-    return config.tableName() + " " + config.tableType() + " " + options.queryType.name().toLowerCase()
-        + (queryInstant == null ? "" : " as of " + queryInstant);
+    return (
+      config.tableName() +
+      " " +
+      config.tableType() +
+      " " +
+      options.queryType.name().toLowerCase() +
+      (queryInstant == null ? "" : " as of " + queryInstant)
+    );
   }
 
   String planStats() {
@@ -108,10 +119,17 @@ final class TableSnapshot {
   /** The instant the query reads as of: as.of.instant, the incremental end, or null for latest. */
   private String queryInstant() {
     String asOf = options.queryType == ReadOptions.QueryType.INCREMENTAL ? options.endInstant : options.asOfInstant;
-    if (asOf != null && options.asOfInstant != null && timeline.completedCommits().stream()
-        .noneMatch(i -> i.requestedTime().compareTo(asOf) <= 0)) {
-      throw new IllegalArgumentException("hudi-meta: " + ReadOptions.AS_OF + "=" + asOf + " is before the first "
-          + "completed commit of " + options.path);
+    if (
+      asOf != null &&
+      options.asOfInstant != null &&
+      timeline
+        .completedCommits()
+        .stream()
+        .noneMatch(i -> i.requestedTime().compareTo(asOf) <= 0)
+    ) {
+      throw new IllegalArgumentException(
+        "hudi-meta: " + ReadOptions.AS_OF + "=" + asOf + " is before the first " + "completed commit of " + options.path
+      );
     }
     return asOf;
   }
@@ -120,8 +138,11 @@ final class TableSnapshot {
     if (options.queryType != ReadOptions.QueryType.INCREMENTAL) {
       return null;
     }
-    return timeline.commitsBetween(options.beginInstant, options.endInstant).stream()
-        .map(Instant::requestedTime).collect(Collectors.toSet());
+    return timeline
+      .commitsBetween(options.beginInstant, options.endInstant)
+      .stream()
+      .map(Instant::requestedTime)
+      .collect(Collectors.toSet());
   }
 
   Set<String> commitTimeFilter() {
@@ -131,8 +152,9 @@ final class TableSnapshot {
   private StructType tableSchema() {
     String avro = timeline.latestSchema();
     if (avro == null) {
-      throw new IllegalStateException("hudi-meta: " + options.path + " has no schema yet (no completed commit "
-          + "and no hoodie.table.create.schema)");
+      throw new IllegalStateException(
+        "hudi-meta: " + options.path + " has no schema yet (no completed commit " + "and no hoodie.table.create.schema)"
+      );
     }
     StructType data = AvroSchemas.toStructType(AvroSchemas.parse(avro));
     List<StructField> fields = new ArrayList<>();
@@ -228,10 +250,27 @@ final class TableSnapshot {
     }
     List<SliceSplit> splits = skipping.pruneSlices(candidates);
     int fileCount = fileCount(splits);
-    planStats = "listing=" + listingSource + " partitions=" + partitions.size() + "/" + all.size() + " fileSlices=" + splits.size()
-        + " files=" + fileCount;
-    pruningStats = new PruningStats(skipping.mode(), all.size(), byPath.size(), partitions.size(), candidates.size(),
-        splits.size(), fileCount(candidates), fileCount);
+    planStats =
+      "listing=" +
+      listingSource +
+      " partitions=" +
+      partitions.size() +
+      "/" +
+      all.size() +
+      " fileSlices=" +
+      splits.size() +
+      " files=" +
+      fileCount;
+    pruningStats = new PruningStats(
+      skipping.mode(),
+      all.size(),
+      byPath.size(),
+      partitions.size(),
+      candidates.size(),
+      splits.size(),
+      fileCount(candidates),
+      fileCount
+    );
     return splits;
   }
 
@@ -249,8 +288,11 @@ final class TableSnapshot {
    */
   private void checkLatestWritesExist(Map<String, List<FileEntry>> files) {
     Visibility v = timeline.visibility(queryInstant);
-    List<Instant> commits = timeline.commitsBetween(null, null).stream()
-        .filter(i -> v.isCommitted(i.requestedTime())).collect(Collectors.toList());
+    List<Instant> commits = timeline
+      .commitsBetween(null, null)
+      .stream()
+      .filter(i -> v.isCommitted(i.requestedTime()))
+      .collect(Collectors.toList());
     Map<FileGroupId, WrittenFile> latest = new HashMap<>();
     for (WrittenFile f : timeline.filesWrittenBy(commits)) {
       latest.put(new FileGroupId(f.partitionPath(), f.fileId()), f);
@@ -263,13 +305,21 @@ final class TableSnapshot {
         continue;
       }
       String name = e.getValue().fileName();
-      Set<String> present = names.computeIfAbsent(partition,
-          p -> listed.stream().map(FileEntry::name).collect(Collectors.toSet()));
+      Set<String> present = names.computeIfAbsent(partition, p ->
+        listed.stream().map(FileEntry::name).collect(Collectors.toSet())
+      );
       if (!present.contains(name)) {
         String rel = e.getKey().partitionPath().isEmpty() ? name : e.getKey().partitionPath() + "/" + name;
-        throw new IllegalStateException("hudi-meta: file " + rel + " written by commit " + e.getValue().instantTime()
-            + " is missing from " + options.path + "; the table has lost data (restore the file, or roll back / "
-            + "restore the table to an earlier savepoint)");
+        throw new IllegalStateException(
+          "hudi-meta: file " +
+            rel +
+            " written by commit " +
+            e.getValue().instantTime() +
+            " is missing from " +
+            options.path +
+            "; the table has lost data (restore the file, or roll back / " +
+            "restore the table to an earlier savepoint)"
+        );
       }
     }
   }
@@ -306,8 +356,14 @@ final class TableSnapshot {
   private SliceSplit split(FileSlice slice, boolean readOptimized) {
     String base = slice.baseFile() == null ? null : absolute(slice.baseFilePath());
     long size = slice.baseFile() == null ? 0 : slice.baseFile().size();
-    String[] logs = readOptimized || !config.isMergeOnRead() ? new String[0]
-        : slice.logFiles().stream().map(l -> absolute(relative(slice.partitionPath(), l))).toArray(String[]::new);
+    String[] logs =
+      readOptimized || !config.isMergeOnRead()
+        ? new String[0]
+        : slice
+            .logFiles()
+            .stream()
+            .map(l -> absolute(relative(slice.partitionPath(), l)))
+            .toArray(String[]::new);
     if (base == null && logs.length == 0) {
       return null;
     }

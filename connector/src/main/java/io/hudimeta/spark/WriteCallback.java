@@ -1,7 +1,6 @@
 package io.hudimeta.spark;
 
 import java.util.Map;
-
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 

@@ -2,16 +2,15 @@ package io.hudimeta.spark;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /** Where pyhudi registers its write client: one per JVM, since a driver has one Python process. */
 public final class WriteClients {
+
   private static volatile WriteCallback client;
 
-  private WriteClients() {
-  }
+  private WriteClients() {}
 
   public static void register(WriteCallback callback) {
     if (callback == null) {
@@ -33,9 +32,11 @@ public final class WriteClients {
   public static WriteCallback get() {
     WriteCallback c = client;
     if (c == null) {
-      throw new IllegalStateException("hudi-meta: writing needs the pyhudi write client; `import pyhudi` in the "
-          + "driver (pip install pyhudi) before writing, or call pyhudi.register(spark) for a SparkSession "
-          + "created after that import");
+      throw new IllegalStateException(
+        "hudi-meta: writing needs the pyhudi write client; `import pyhudi` in the " +
+          "driver (pip install pyhudi) before writing, or call pyhudi.register(spark) for a SparkSession " +
+          "created after that import"
+      );
     }
     return c;
   }
@@ -53,8 +54,9 @@ public final class WriteClients {
         return e.getValue();
       }
     }
-    throw new IllegalArgumentException("hudi-meta: no table path given; use .save(\"/path/to/table\") or "
-        + "option(\"path\", ...)");
+    throw new IllegalArgumentException(
+      "hudi-meta: no table path given; use .save(\"/path/to/table\") or " + "option(\"path\", ...)"
+    );
   }
 
   private static Map<String, String> withoutPath(Map<String, String> options) {

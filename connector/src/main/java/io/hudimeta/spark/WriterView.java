@@ -1,11 +1,5 @@
 package io.hudimeta.spark;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Optional;
-
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -16,6 +10,11 @@ import io.hudimeta.table.FileSystemView;
 import io.hudimeta.table.StorageListing;
 import io.hudimeta.table.TableConfig;
 import io.hudimeta.table.Timeline;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -26,6 +25,7 @@ import org.apache.hadoop.fs.Path;
  * when it is in sync, else from storage, and then only those partitions; commit metadata is not read.
  */
 public final class WriterView {
+
   private WriterView() {}
 
   /**
@@ -62,7 +62,8 @@ public final class WriterView {
     ObjectNode root = JsonNodeFactory.instance.objectNode();
     root.put("listing", listing);
     ArrayNode slices = root.putArray("slices");
-    for (String partition : view.allPartitions()) { // the asked ones, sorted and once each
+    for (String partition : view.allPartitions()) {
+      // the asked ones, sorted and once each
       for (FileSlice s : view.latestFileSlices(partition, null)) {
         slice(slices.addObject(), s);
       }

@@ -8,6 +8,11 @@ import java.io.Serializable;
  * @param instantTime requested time of the commit, compaction or clustering that wrote it
  * @param size        bytes, or -1 when the listing did not say
  */
-public record BaseFile(String name, String fileId, String writeToken, String instantTime, String extension,
-                       long size) implements Serializable {
-}
+public record BaseFile(
+  String name,
+  String fileId,
+  String writeToken,
+  String instantTime,
+  String extension,
+  long size
+) implements Serializable {}

@@ -11,11 +11,11 @@ import java.util.List;
  * {@code List<String>.hashCode()} over the values taken out of the record key, as Hudi has it.
  */
 public final class BucketIndex {
+
   private static final String NULL_PLACEHOLDER = "__null__";
   private static final String EMPTY_PLACEHOLDER = "__empty__";
 
-  private BucketIndex() {
-  }
+  private BucketIndex() {}
 
   public static int bucketId(String recordKey, List<String> hashFields, int numBuckets) {
     return (hashKeys(recordKey, hashFields).hashCode() & Integer.MAX_VALUE) % numBuckets;
@@ -55,7 +55,8 @@ public final class BucketIndex {
       return key.length();
     }
     int comma = key.lastIndexOf(',', next);
-    while (comma < sep && next > 0) {  // a ':' inside this value: look past it
+    while (comma < sep && next > 0) {
+      // a ':' inside this value: look past it
       next = key.indexOf(':', next + 1);
       comma = key.lastIndexOf(',', next);
     }

@@ -1,12 +1,11 @@
 package io.hudimeta.table;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * {@code HoodieCommitMetadata} / {@code HoodieReplaceCommitMetadata} of a commit, deltacommit or
@@ -23,10 +22,19 @@ public final class CommitMetadata {
    * @param baseFile for log appends: the base file of the slice in layout 1, often {@code ""} in layout 2
    * @param logFiles for log appends: the slice's log files known to the writer
    */
-  public record WriteStat(String partitionPath, String fileId, String path, String prevCommit,
-                          long numWrites, long numDeletes, long numInserts, long numUpdateWrites,
-                          long fileSizeInBytes, String baseFile, List<String> logFiles) {
-
+  public record WriteStat(
+    String partitionPath,
+    String fileId,
+    String path,
+    String prevCommit,
+    long numWrites,
+    long numDeletes,
+    long numInserts,
+    long numUpdateWrites,
+    long fileSizeInBytes,
+    String baseFile,
+    List<String> logFiles
+  ) {
     /** Last segment of {@code path}, or null when the stat names no file (placeholder stats of inflight files). */
     public String fileName() {
       if (path == null || path.isEmpty()) {
@@ -42,8 +50,13 @@ public final class CommitMetadata {
   private final String operationType;
   private final boolean compacted;
 
-  private CommitMetadata(Map<String, List<WriteStat>> stats, Map<String, List<String>> replaced,
-                         Map<String, String> extra, String operationType, boolean compacted) {
+  private CommitMetadata(
+    Map<String, List<WriteStat>> stats,
+    Map<String, List<String>> replaced,
+    Map<String, String> extra,
+    String operationType,
+    boolean compacted
+  ) {
     this.partitionToWriteStats = stats;
     this.partitionToReplaceFileIds = replaced;
     this.extraMetadata = extra;
@@ -54,25 +67,48 @@ public final class CommitMetadata {
   /** From the JSON tree of an instant file; an empty tree gives empty metadata. */
   public static CommitMetadata fromJson(JsonNode root) {
     Map<String, List<WriteStat>> stats = new LinkedHashMap<>();
-    root.path("partitionToWriteStats").properties().forEach(e -> {
-      List<WriteStat> list = new ArrayList<>();
-      e.getValue().forEach(s -> list.add(writeStat(e.getKey(), s)));
-      stats.put(e.getKey(), Collections.unmodifiableList(list));
-    });
+    root
+      .path("partitionToWriteStats")
+      .properties()
+      .forEach(e -> {
+        List<WriteStat> list = new ArrayList<>();
+        e.getValue().forEach(s -> list.add(writeStat(e.getKey(), s)));
+        stats.put(e.getKey(), Collections.unmodifiableList(list));
+      });
     Map<String, List<String>> replaced = new LinkedHashMap<>();
-    root.path("partitionToReplaceFileIds").properties().forEach(e -> replaced.put(e.getKey(), strings(e.getValue())));
+    root
+      .path("partitionToReplaceFileIds")
+      .properties()
+      .forEach(e -> replaced.put(e.getKey(), strings(e.getValue())));
     Map<String, String> extra = new LinkedHashMap<>();
-    root.path("extraMetadata").properties().forEach(e -> extra.put(e.getKey(), text(e.getValue())));
-    return new CommitMetadata(Collections.unmodifiableMap(stats), Collections.unmodifiableMap(replaced),
-        Collections.unmodifiableMap(extra), text(root.get("operationType")), root.path("compacted").asBoolean(false));
+    root
+      .path("extraMetadata")
+      .properties()
+      .forEach(e -> extra.put(e.getKey(), text(e.getValue())));
+    return new CommitMetadata(
+      Collections.unmodifiableMap(stats),
+      Collections.unmodifiableMap(replaced),
+      Collections.unmodifiableMap(extra),
+      text(root.get("operationType")),
+      root.path("compacted").asBoolean(false)
+    );
   }
 
   private static WriteStat writeStat(String partitionKey, JsonNode s) {
     String partition = text(s.get("partitionPath"));
-    return new WriteStat(partition != null ? partition : partitionKey, text(s.get("fileId")), text(s.get("path")),
-        text(s.get("prevCommit")), s.path("numWrites").asLong(0), s.path("numDeletes").asLong(0),
-        s.path("numInserts").asLong(0), s.path("numUpdateWrites").asLong(0), s.path("fileSizeInBytes").asLong(0),
-        text(s.get("baseFile")), strings(s.get("logFiles")));
+    return new WriteStat(
+      partition != null ? partition : partitionKey,
+      text(s.get("fileId")),
+      text(s.get("path")),
+      text(s.get("prevCommit")),
+      s.path("numWrites").asLong(0),
+      s.path("numDeletes").asLong(0),
+      s.path("numInserts").asLong(0),
+      s.path("numUpdateWrites").asLong(0),
+      s.path("fileSizeInBytes").asLong(0),
+      text(s.get("baseFile")),
+      strings(s.get("logFiles"))
+    );
   }
 
   static String text(JsonNode node) {

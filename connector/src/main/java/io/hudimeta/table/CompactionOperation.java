@@ -11,9 +11,14 @@ import java.util.List;
  * @param dataFileName    base file of that slice, or null for log-only slices
  * @param deltaFileNames  its log files, as listed in the plan
  */
-public record CompactionOperation(String instantTime, String partitionPath, String fileId, String baseInstantTime,
-                                  String dataFileName, List<String> deltaFileNames) implements Serializable {
-
+public record CompactionOperation(
+  String instantTime,
+  String partitionPath,
+  String fileId,
+  String baseInstantTime,
+  String dataFileName,
+  List<String> deltaFileNames
+) implements Serializable {
   public FileGroupId fileGroupId() {
     return new FileGroupId(partitionPath, fileId);
   }

@@ -26,6 +26,7 @@ import java.util.TreeMap;
  * </ul>
  */
 public final class FileGroup {
+
   private final FileGroupId id;
   private final NavigableMap<String, FileSlice> slices;
   private final String pendingCompaction;
@@ -37,8 +38,13 @@ public final class FileGroup {
   }
 
   /** Builds the group from its listed files; {@code layoutVersion} decides how log files are placed. */
-  static FileGroup build(FileGroupId id, List<BaseFile> baseFiles, List<LogFile> logFiles, Visibility visibility,
-                         int layoutVersion) {
+  static FileGroup build(
+    FileGroupId id,
+    List<BaseFile> baseFiles,
+    List<LogFile> logFiles,
+    Visibility visibility,
+    int layoutVersion
+  ) {
     TreeMap<String, Slot> slots = new TreeMap<>();
     for (BaseFile base : baseFiles) {
       if (visibility.isCommitted(base.instantTime())) {
@@ -52,8 +58,8 @@ public final class FileGroup {
     List<LogFile> sorted = new ArrayList<>(logFiles);
     sorted.sort(LogFile.ORDER);
     for (LogFile log : sorted) {
-      String key = layoutVersion >= 2 ? sliceByCompletion(slots, log, visibility)
-          : sliceByName(log, visibility, compaction);
+      String key =
+        layoutVersion >= 2 ? sliceByCompletion(slots, log, visibility) : sliceByName(log, visibility, compaction);
       if (key != null) {
         slots.computeIfAbsent(key, k -> new Slot()).logs.add(log);
       }
@@ -125,12 +131,18 @@ public final class FileGroup {
     List<LogFile> logs = new ArrayList<>(prev.logFiles());
     logs.addAll(newest.logFiles());
     logs.sort(LogFile.ORDER);
-    return new FileSlice(prev.partitionPath(), prev.fileId(), prev.baseInstantTime(), prev.baseFile(),
-        Collections.unmodifiableList(logs));
+    return new FileSlice(
+      prev.partitionPath(),
+      prev.fileId(),
+      prev.baseInstantTime(),
+      prev.baseFile(),
+      Collections.unmodifiableList(logs)
+    );
   }
 
   /** Files collected for one slice while building. */
   private static final class Slot {
+
     private BaseFile base;
     private final List<LogFile> logs = new ArrayList<>();
 

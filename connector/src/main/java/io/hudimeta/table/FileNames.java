@@ -9,18 +9,19 @@ import java.util.regex.Pattern;
  * pyhudi/table/file_names.py must pass are tests/conformance/base_file_names.json and log_file_names.json.
  */
 public final class FileNames {
+
   /**
    * Hudi's inline log file pattern with extension {@code log} ({@code archive} names the archived
    * timeline's files); the time must be digits, as every time Hudi writes is.
    */
-  private static final Pattern LOG =
-      Pattern.compile("\\.([^._]+)_([0-9]+)\\.log\\.([0-9]+)(?:_([0-9]+-[0-9]+-[0-9]+)(\\.cdc)?)?");
+  private static final Pattern LOG = Pattern.compile(
+    "\\.([^._]+)_([0-9]+)\\.log\\.([0-9]+)(?:_([0-9]+-[0-9]+-[0-9]+)(\\.cdc)?)?"
+  );
   public static final String PARTITION_METAFILE_PREFIX = ".hoodie_partition_metadata";
   /** HoodieFileFormat.BASE_FILE_EXTENSIONS. */
   public static final Set<String> BASE_EXTENSIONS = Set.of("parquet", "orc", "hfile", "lance");
 
-  private FileNames() {
-  }
+  private FileNames() {}
 
   /**
    * Base file from {@code <fileId>_<writeToken>_<instant>.<ext>}: the file id ends at the first underscore,
@@ -60,8 +61,15 @@ public final class FileNames {
     if (!m.matches()) {
       return null;
     }
-    return new LogFile(name, m.group(1), m.group(2), Integer.parseInt(m.group(3)), m.group(4),
-        m.group(5) == null ? "" : m.group(5), size);
+    return new LogFile(
+      name,
+      m.group(1),
+      m.group(2),
+      Integer.parseInt(m.group(3)),
+      m.group(4),
+      m.group(5) == null ? "" : m.group(5),
+      size
+    );
   }
 
   public static boolean isBaseFile(String name) {

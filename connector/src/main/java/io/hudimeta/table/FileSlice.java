@@ -10,9 +10,13 @@ import java.util.List;
  * @param baseFile        null for log-only slices
  * @param logFiles        in {@link LogFile#ORDER}, oldest first; change-data (CDC) log files are not included
  */
-public record FileSlice(String partitionPath, String fileId, String baseInstantTime, BaseFile baseFile,
-                        List<LogFile> logFiles) implements Serializable {
-
+public record FileSlice(
+  String partitionPath,
+  String fileId,
+  String baseInstantTime,
+  BaseFile baseFile,
+  List<LogFile> logFiles
+) implements Serializable {
   public FileGroupId fileGroupId() {
     return new FileGroupId(partitionPath, fileId);
   }

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -17,6 +16,7 @@ import org.apache.hadoop.fs.Path;
  * replaced by a committed replacecommit (insert_overwrite, clustering) are left out.
  */
 public final class FileSystemView {
+
   private static final Set<String> BASE_FORMATS = Set.of("parquet", "orc", "hfile", "lance");
 
   private final Timeline timeline;
@@ -41,8 +41,12 @@ public final class FileSystemView {
   }
 
   /** A view over the given partitions only (partition pruning before listing files). */
-  public static FileSystemView of(Timeline timeline, TableConfig config, FileListing listing,
-                                  Collection<String> partitions) {
+  public static FileSystemView of(
+    Timeline timeline,
+    TableConfig config,
+    FileListing listing,
+    Collection<String> partitions
+  ) {
     return new FileSystemView(timeline, config, listing.files(partitions));
   }
 
@@ -131,6 +135,7 @@ public final class FileSystemView {
   }
 
   private static final class GroupFiles {
+
     final List<BaseFile> bases = new ArrayList<>();
     final List<LogFile> logs = new ArrayList<>();
   }

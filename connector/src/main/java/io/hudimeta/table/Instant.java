@@ -13,10 +13,18 @@ import java.io.Serializable;
  * @param state          REQUESTED, INFLIGHT or COMPLETED
  * @param fileName       name of that file inside the timeline directory
  */
-public record Instant(String requestedTime, String completionTime, String action, State state, String fileName)
-    implements Serializable, Comparable<Instant> {
-
-  public enum State { REQUESTED, INFLIGHT, COMPLETED }
+public record Instant(
+  String requestedTime,
+  String completionTime,
+  String action,
+  State state,
+  String fileName
+) implements Serializable, Comparable<Instant> {
+  public enum State {
+    REQUESTED,
+    INFLIGHT,
+    COMPLETED,
+  }
 
   public static final String COMMIT = "commit";
   public static final String DELTA_COMMIT = "deltacommit";

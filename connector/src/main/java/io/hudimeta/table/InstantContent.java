@@ -1,5 +1,10 @@
 package io.hudimeta.table;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -7,18 +12,12 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.avro.Schema;
 import org.apache.avro.file.DataFileStream;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericFixed;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.generic.IndexedRecord;
-import org.apache.avro.Schema;
 
 /**
  * Decodes the bytes of an instant file into one JSON tree, whatever its encoding: layout-2 files
@@ -26,12 +25,12 @@ import org.apache.avro.Schema;
  * requested/inflight files are empty. The encoding is told by the Avro magic, not by the layout.
  */
 final class InstantContent {
+
   static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final byte[] AVRO_MAGIC = {'O', 'b', 'j', 1};
+  private static final byte[] AVRO_MAGIC = { 'O', 'b', 'j', 1 };
 
-  private InstantContent() {
-  }
+  private InstantContent() {}
 
   /** An empty object for an empty file; {@code source} only names the file in errors. */
   static JsonNode parse(byte[] bytes, String source) {
@@ -44,20 +43,24 @@ final class InstantContent {
       }
       return JSON.readTree(bytes);
     } catch (IOException | RuntimeException e) {
-      throw new CorruptTableException("cannot decode instant file " + source
-          + " (expected an Avro container or JSON): " + e.getMessage(), e);
+      throw new CorruptTableException(
+        "cannot decode instant file " + source + " (expected an Avro container or JSON): " + e.getMessage(),
+        e
+      );
     }
   }
 
   private static JsonNode fromAvroContainer(byte[] bytes) throws IOException {
-    try (DataFileStream<GenericRecord> in =
-             new DataFileStream<>(new ByteArrayInputStream(bytes), new OrderedMapReader())) {
+    try (
+      DataFileStream<GenericRecord> in = new DataFileStream<>(new ByteArrayInputStream(bytes), new OrderedMapReader())
+    ) {
       return in.hasNext() ? toJson(in.next()) : NODES.objectNode();
     }
   }
 
   /** Keeps Avro maps (partition -> stats) in file order, so results do not depend on hashing. */
   private static final class OrderedMapReader extends GenericDatumReader<GenericRecord> {
+
     @Override
     protected Object newMap(Object old, int size) {
       return new LinkedHashMap<>(Math.max(16, size * 2));

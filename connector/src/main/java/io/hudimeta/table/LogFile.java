@@ -12,14 +12,20 @@ import java.util.Comparator;
  * @param suffix      {@code ""}, or {@code ".cdc"}/{@code "-cdc"} for change-data files
  * @param size        bytes, or -1 when the listing did not say
  */
-public record LogFile(String name, String fileId, String instantTime, int version, String writeToken, String suffix,
-                      long size) implements Serializable, Comparable<LogFile> {
-
+public record LogFile(
+  String name,
+  String fileId,
+  String instantTime,
+  int version,
+  String writeToken,
+  String suffix,
+  long size
+) implements Serializable, Comparable<LogFile> {
   /** Hudi's LogFileComparator order: instant time, then version, then write token, then suffix. */
   public static final Comparator<LogFile> ORDER = Comparator.comparing(LogFile::instantTime)
-      .thenComparingInt(LogFile::version)
-      .thenComparing(LogFile::writeToken, Comparator.nullsFirst(Comparator.naturalOrder()))
-      .thenComparing(LogFile::suffix);
+    .thenComparingInt(LogFile::version)
+    .thenComparing(LogFile::writeToken, Comparator.nullsFirst(Comparator.naturalOrder()))
+    .thenComparing(LogFile::suffix);
 
   public boolean isCdc() {
     return !suffix.isEmpty();

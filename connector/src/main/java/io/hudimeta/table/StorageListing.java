@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -22,6 +21,7 @@ import org.apache.hadoop.fs.Path;
  * base path itself, partition path "".
  */
 public final class StorageListing implements FileListing {
+
   private final FileSystem fs;
   private final Path basePath;
   private volatile Map<String, List<FileEntry>> discovered; // null until a walk is needed

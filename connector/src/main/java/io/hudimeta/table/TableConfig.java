@@ -7,15 +7,14 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
-
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -27,9 +26,17 @@ import org.apache.hadoop.fs.Path;
  * (checksum, required keys) the backup is used instead.
  */
 public final class TableConfig {
-  public enum TableType { COPY_ON_WRITE, MERGE_ON_READ }
 
-  public enum MergeMode { EVENT_TIME_ORDERING, COMMIT_TIME_ORDERING, CUSTOM }
+  public enum TableType {
+    COPY_ON_WRITE,
+    MERGE_ON_READ,
+  }
+
+  public enum MergeMode {
+    EVENT_TIME_ORDERING,
+    COMMIT_TIME_ORDERING,
+    CUSTOM,
+  }
 
   public static final String META_FOLDER = ".hoodie";
   public static final String PROPERTIES_FILE = "hoodie.properties";
@@ -93,7 +100,9 @@ public final class TableConfig {
     if (mainProblem == null) {
       throw new TableNotFoundException(basePath.toString());
     }
-    String hint = backupBytes == null ? " (and there is no " + BACKUP_FILE + " to fall back to)"
+    String hint =
+      backupBytes == null
+        ? " (and there is no " + BACKUP_FILE + " to fall back to)"
         : " (and " + BACKUP_FILE + " is invalid too)";
     throw new CorruptTableException(mainProblem + hint);
   }
@@ -157,8 +166,18 @@ public final class TableConfig {
     }
     long expected = checksum(databaseName(), tableName());
     if (stored != expected) {
-      throw corrupt(CHECKSUM, "is " + stored + " but CRC32 of '" + databaseOrEmpty() + "." + tableName()
-          + "' is " + expected + " (partially written file, or table name/database edited by hand)");
+      throw corrupt(
+        CHECKSUM,
+        "is " +
+          stored +
+          " but CRC32 of '" +
+          databaseOrEmpty() +
+          "." +
+          tableName() +
+          "' is " +
+          expected +
+          " (partially written file, or table name/database edited by hand)"
+      );
     }
   }
 
@@ -240,7 +259,7 @@ public final class TableConfig {
   /** 2 for table versions 8+, 1 before; inferred from the table version when the key is absent. */
   public int timelineLayoutVersion() {
     if (layoutVersion == 0) {
-      layoutVersion = props.containsKey(TIMELINE_LAYOUT) ? intValue(TIMELINE_LAYOUT) : (tableVersion() >= 8 ? 2 : 1);
+      layoutVersion = props.containsKey(TIMELINE_LAYOUT) ? intValue(TIMELINE_LAYOUT) : tableVersion() >= 8 ? 2 : 1;
     }
     return layoutVersion;
   }
@@ -271,8 +290,10 @@ public final class TableConfig {
 
   /** Raw payload class, or null when the file does not name one. */
   public String payloadClass() {
-    String raw = props.getOrDefault("hoodie.compaction.payload.class",
-        props.get("hoodie.datasource.write.payload.class"));
+    String raw = props.getOrDefault(
+      "hoodie.compaction.payload.class",
+      props.get("hoodie.datasource.write.payload.class")
+    );
     return raw == null ? null : raw.trim().replace("com.uber.hoodie", "org.apache.hudi");
   }
 
@@ -295,8 +316,10 @@ public final class TableConfig {
       try {
         return MergeMode.valueOf(stored);
       } catch (IllegalArgumentException e) {
-        throw corrupt("hoodie.record.merge.mode", "has value '" + stored
-            + "'; expected EVENT_TIME_ORDERING, COMMIT_TIME_ORDERING or CUSTOM");
+        throw corrupt(
+          "hoodie.record.merge.mode",
+          "has value '" + stored + "'; expected EVENT_TIME_ORDERING, COMMIT_TIME_ORDERING or CUSTOM"
+        );
       }
     }
     String payload = payloadClass();
@@ -416,7 +439,7 @@ public final class TableConfig {
       case "HoodieTableMetadataKeyGenerator" -> "HOODIE_TABLE_METADATA";
       default -> null;
     };
-    return base == null ? "USER_PROVIDED" : (avro ? base + "_AVRO" : base);
+    return base == null ? "USER_PROVIDED" : avro ? base + "_AVRO" : base;
   }
 
   /** Any raw property; null when absent. */

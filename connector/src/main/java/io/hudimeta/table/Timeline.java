@@ -1,5 +1,6 @@
 package io.hudimeta.table;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,8 +19,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -35,9 +34,14 @@ import org.apache.hadoop.fs.Path;
  * first active commit are treated as committed, as Hudi does.
  */
 public final class Timeline {
+
   /** Metadata keys of rollback and restore instants that list the undone instants. */
-  private static final List<String> UNDONE_KEYS =
-      List.of("commitsRollback", "instantsRollback", "instantsToRollback", "restoreInstantInfo");
+  private static final List<String> UNDONE_KEYS = List.of(
+    "commitsRollback",
+    "instantsRollback",
+    "instantsToRollback",
+    "restoreInstantInfo"
+  );
   /** {@code <requested>[_<completion>]<extension>}; what follows the time(s) must be a loaded extension. */
   private static final Pattern NAME = Pattern.compile("([0-9]+)(?:_([0-9]+))?(\\..+)");
   /**
@@ -46,8 +50,10 @@ public final class Timeline {
    * compaction, log compaction or clustering carries its completed action; clustering files exist only in
    * layout 2; a commit's inflight is plain {@code .inflight}.
    */
-  private static final List<Map<String, Map.Entry<String, Instant.State>>> EXTENSIONS = List.of(extensions(1),
-      extensions(2));
+  private static final List<Map<String, Map.Entry<String, Instant.State>>> EXTENSIONS = List.of(
+    extensions(1),
+    extensions(2)
+  );
 
   private final FileSystem fs;
   private final TableConfig config;
@@ -62,12 +68,13 @@ public final class Timeline {
    * changes, and re-parsing a commit of many files on every plan dominates planning a big table.
    */
   private static final Map<String, CommitMetadata> PARSED = Collections.synchronizedMap(
-      new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, CommitMetadata> eldest) {
-          return size() > 256;
-        }
-      });
+    new LinkedHashMap<>(64, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, CommitMetadata> eldest) {
+        return size() > 256;
+      }
+    }
+  );
   private final Map<String, Visibility> visibilities = new ConcurrentHashMap<>();
   private volatile Set<String> rolledBack;
 
@@ -141,13 +148,32 @@ public final class Timeline {
 
   private static Map<String, Map.Entry<String, Instant.State>> extensions(int layoutVersion) {
     Map<String, Map.Entry<String, Instant.State>> out = new HashMap<>();
-    for (String a : List.of(Instant.COMMIT, Instant.DELTA_COMMIT, Instant.REPLACE_COMMIT, Instant.CLEAN,
-        Instant.ROLLBACK, Instant.RESTORE, Instant.INDEXING, Instant.SCHEMA_COMMIT, Instant.SAVEPOINT)) {
+    for (String a : List.of(
+      Instant.COMMIT,
+      Instant.DELTA_COMMIT,
+      Instant.REPLACE_COMMIT,
+      Instant.CLEAN,
+      Instant.ROLLBACK,
+      Instant.RESTORE,
+      Instant.INDEXING,
+      Instant.SCHEMA_COMMIT,
+      Instant.SAVEPOINT
+    )) {
       out.put("." + a, Map.entry(a, Instant.State.COMPLETED));
     }
-    List<String> pending = new ArrayList<>(List.of(Instant.DELTA_COMMIT, Instant.REPLACE_COMMIT, Instant.CLEAN,
-        Instant.ROLLBACK, Instant.RESTORE, Instant.INDEXING, Instant.SCHEMA_COMMIT, Instant.COMPACTION,
-        Instant.LOG_COMPACTION));
+    List<String> pending = new ArrayList<>(
+      List.of(
+        Instant.DELTA_COMMIT,
+        Instant.REPLACE_COMMIT,
+        Instant.CLEAN,
+        Instant.ROLLBACK,
+        Instant.RESTORE,
+        Instant.INDEXING,
+        Instant.SCHEMA_COMMIT,
+        Instant.COMPACTION,
+        Instant.LOG_COMPACTION
+      )
+    );
     if (layoutVersion == 2) {
       pending.add(Instant.CLUSTERING);
     }
@@ -305,9 +331,16 @@ public final class Timeline {
     List<CompactionOperation> ops = new ArrayList<>();
     for (JsonNode op : readFile(name).path("operations")) {
       String data = CommitMetadata.text(op.get("dataFilePath"));
-      ops.add(new CompactionOperation(instantTime, CommitMetadata.text(op.get("partitionPath")),
-          CommitMetadata.text(op.get("fileId")), CommitMetadata.text(op.get("baseInstantTime")),
-          data == null || data.isEmpty() ? null : lastSegment(data), fileNames(op.get("deltaFilePaths"))));
+      ops.add(
+        new CompactionOperation(
+          instantTime,
+          CommitMetadata.text(op.get("partitionPath")),
+          CommitMetadata.text(op.get("fileId")),
+          CommitMetadata.text(op.get("baseInstantTime")),
+          data == null || data.isEmpty() ? null : lastSegment(data),
+          fileNames(op.get("deltaFilePaths"))
+        )
+      );
     }
     return ops;
   }
@@ -395,8 +428,9 @@ public final class Timeline {
       for (CommitMetadata.WriteStat s : meta.allWriteStats()) {
         boolean named = s.fileName() != null && s.fileId() != null && !s.fileId().isEmpty();
         if (named && !replaced.contains(new FileGroupId(s.partitionPath(), s.fileId()))) {
-          files.add(new WrittenFile(instant.requestedTime(), s.partitionPath(), s.fileId(), s.fileName(),
-              s.fileSizeInBytes()));
+          files.add(
+            new WrittenFile(instant.requestedTime(), s.partitionPath(), s.fileId(), s.fileName(), s.fileSizeInBytes())
+          );
         }
       }
     });
@@ -419,9 +453,13 @@ public final class Timeline {
     for (Instant i : completedCommits()) {
       boolean inRange = asOf == null || i.requestedTime().compareTo(asOf) <= 0;
       if (i.action().equals(Instant.REPLACE_COMMIT) && inRange && !rolledBackInstants().contains(i.requestedTime())) {
-        commitMetadata(i).partitionToReplaceFileIds().forEach((p, ids) ->
-            ids.forEach(id -> replaced.merge(new FileGroupId(p, id), i.requestedTime(),
-                (a, b) -> a.compareTo(b) >= 0 ? a : b)));
+        commitMetadata(i)
+          .partitionToReplaceFileIds()
+          .forEach((p, ids) ->
+            ids.forEach(id ->
+              replaced.merge(new FileGroupId(p, id), i.requestedTime(), (a, b) -> a.compareTo(b) >= 0 ? a : b)
+            )
+          );
       }
     }
     return replaced;

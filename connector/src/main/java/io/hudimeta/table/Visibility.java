@@ -17,6 +17,7 @@ import java.util.Set;
  * active timeline shows them pending or a rollback undid them.
  */
 public final class Visibility {
+
   private final Timeline timeline;
   private final String asOf;
   private final Set<String> committed = new HashSet<>();
@@ -27,8 +28,12 @@ public final class Visibility {
 
   Visibility(Timeline timeline, String asOf) {
     if (asOf != null && !asOf.matches("\\d+")) {
-      throw new IllegalArgumentException("as-of instant must be an instant time of digits like 20240101120000123 "
-          + "(yyyyMMddHHmmssSSS), got '" + asOf + "'");
+      throw new IllegalArgumentException(
+        "as-of instant must be an instant time of digits like 20240101120000123 " +
+          "(yyyyMMddHHmmssSSS), got '" +
+          asOf +
+          "'"
+      );
     }
     this.timeline = timeline;
     this.asOf = asOf;

@@ -8,6 +8,10 @@ import java.io.Serializable;
  * @param instantTime requested time of the commit that wrote it
  * @param fileName    name inside the partition directory
  */
-public record WrittenFile(String instantTime, String partitionPath, String fileId, String fileName, long fileSize)
-    implements Serializable {
-}
+public record WrittenFile(
+  String instantTime,
+  String partitionPath,
+  String fileId,
+  String fileName,
+  long fileSize
+) implements Serializable {}

@@ -3,7 +3,6 @@ package io.hudimeta.avro;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
@@ -14,7 +13,6 @@ import org.apache.spark.sql.catalyst.CatalystTypeConverters;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
-
 import scala.Function1;
 
 /**
@@ -23,8 +21,8 @@ import scala.Function1;
  * people inspecting files by hand; not on any read path.
  */
 public final class AvroInspector {
-  private AvroInspector() {
-  }
+
+  private AvroInspector() {}
 
   /** The Spark schema (JSON) of an Avro record schema (JSON). */
   public static String sparkSchemaJson(String avroSchemaJson) {
@@ -37,9 +35,11 @@ public final class AvroInspector {
    * mapping of the writer schema).
    */
   public static List<Row> decode(String writerSchemaJson, byte[] datums, String requestedSchemaJson)
-      throws IOException {
+    throws IOException {
     Schema writer = AvroSchemas.parse(writerSchemaJson);
-    StructType requested = requestedSchemaJson == null ? AvroSchemas.toStructType(writer)
+    StructType requested =
+      requestedSchemaJson == null
+        ? AvroSchemas.toStructType(writer)
         : (StructType) DataType.fromJson(requestedSchemaJson);
     AvroRowConverter converter = new AvroRowConverter(writer, requested);
     GenericDatumReader<GenericRecord> reader = new GenericDatumReader<>(writer);

@@ -1,13 +1,5 @@
 package io.hudimeta.conformance;
 
-import java.io.File;
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.function.Function;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hudimeta.metadata.MetadataKeys;
@@ -16,6 +8,13 @@ import io.hudimeta.table.FileNames;
 import io.hudimeta.table.Instant;
 import io.hudimeta.table.LogFile;
 import io.hudimeta.table.Timeline;
+import java.io.File;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * Runs the conformance vectors ({@code tests/conformance/*.json}, shared with the Python tests)
@@ -26,15 +25,20 @@ import io.hudimeta.table.Timeline;
  * <p>Usage: {@code java -cp <test jar>:<main jar>:<spark jars>/* io.hudimeta.conformance.ConformanceCheck <dir>}
  */
 public final class ConformanceCheck {
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Map<String, Function<JsonNode, Object>> RULES = Map.of(
-      "instant_file_names", ConformanceCheck::instant,
-      "base_file_names", ConformanceCheck::baseFile,
-      "log_file_names", ConformanceCheck::logFile,
-      "metadata_keys", ConformanceCheck::metadataKey);
+    "instant_file_names",
+    ConformanceCheck::instant,
+    "base_file_names",
+    ConformanceCheck::baseFile,
+    "log_file_names",
+    ConformanceCheck::logFile,
+    "metadata_keys",
+    ConformanceCheck::metadataKey
+  );
 
-  private ConformanceCheck() {
-  }
+  private ConformanceCheck() {}
 
   public static void main(String[] args) throws IOException {
     File[] files = new File(args.length > 0 ? args[0] : "tests/conformance").listFiles((d, n) -> n.endsWith(".json"));
@@ -59,8 +63,13 @@ public final class ConformanceCheck {
         counts.merge(name, 1, Integer::sum);
       }
     }
-    System.out.println("conformance: " + counts.values().stream().mapToInt(Integer::intValue).sum() + " cases, "
-        + mismatches + " mismatches");
+    System.out.println(
+      "conformance: " +
+        counts.values().stream().mapToInt(Integer::intValue).sum() +
+        " cases, " +
+        mismatches +
+        " mismatches"
+    );
     counts.forEach((rule, n) -> System.out.println("rule " + rule + ": " + n + " cases"));
     System.exit(mismatches == 0 ? 0 : 1);
   }
@@ -78,7 +87,9 @@ public final class ConformanceCheck {
     if (expected.equals(actual)) {
       return true;
     }
-    System.out.println("MISMATCH " + rule + " [" + c.path("id").asText() + "]: expected " + expected + ", got " + actual);
+    System.out.println(
+      "MISMATCH " + rule + " [" + c.path("id").asText() + "]: expected " + expected + ", got " + actual
+    );
     return false;
   }
 
@@ -133,10 +144,15 @@ public final class ConformanceCheck {
       case "hashId64" -> MetadataKeys.hashId64(in.path("value").asText());
       case "hashId128" -> MetadataKeys.hashId128(in.path("value").asText());
       case "filesKey" -> MetadataKeys.partitionId(in.path("partition").asText());
-      case "columnStatsKey" -> MetadataKeys.columnStatsKey(in.path("column").asText(),
-          in.path("partition").asText(), in.path("fileName").asText());
-      case "partitionStatsKey" -> MetadataKeys.partitionStatsKey(in.path("column").asText(),
-          in.path("partition").asText());
+      case "columnStatsKey" -> MetadataKeys.columnStatsKey(
+        in.path("column").asText(),
+        in.path("partition").asText(),
+        in.path("fileName").asText()
+      );
+      case "partitionStatsKey" -> MetadataKeys.partitionStatsKey(
+        in.path("column").asText(),
+        in.path("partition").asText()
+      );
       case "bloomFilterKey" -> MetadataKeys.bloomFilterKey(in.path("partition").asText(), in.path("fileName").asText());
       case "fileGroupIndex" -> MetadataKeys.fileGroupIndex(in.path("key").asText(), in.path("fileGroupCount").asInt());
       default -> throw new IllegalArgumentException("unknown metadata_keys function " + fn);

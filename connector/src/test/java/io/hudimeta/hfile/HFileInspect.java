@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.regex.Pattern;
-
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
@@ -17,55 +16,55 @@ import org.apache.hadoop.fs.Path;
  * not pay one gateway round trip per cell. Text helpers decode bytes as UTF-8.
  */
 public final class HFileInspect {
-    private HFileInspect() {
-    }
 
-    /** Opens a file by path or URI with the given Hadoop configuration. */
-    public static HFileReader open(String path, Configuration conf) throws IOException {
-        Path p = new Path(path);
-        return HFileReader.open(p.getFileSystem(conf), p);
-    }
+  private HFileInspect() {}
 
-    /** Rows of a full scan, joined with sep. */
-    public static String rows(HFileReader reader, String sep) {
-        return join(reader.scan(), sep, false);
-    }
+  /** Opens a file by path or URI with the given Hadoop configuration. */
+  public static HFileReader open(String path, Configuration conf) throws IOException {
+    Path p = new Path(path);
+    return HFileReader.open(p.getFileSystem(conf), p);
+  }
 
-    /** Values of a full scan (as UTF-8 text), joined with sep. */
-    public static String values(HFileReader reader, String sep) {
-        return join(reader.scan(), sep, true);
-    }
+  /** Rows of a full scan, joined with sep. */
+  public static String rows(HFileReader reader, String sep) {
+    return join(reader.scan(), sep, false);
+  }
 
-    /** Rows of a prefix scan, joined with sep. */
-    public static String prefixRows(HFileReader reader, String prefix, String sep) {
-        return join(reader.scanPrefix(prefix), sep, false);
-    }
+  /** Values of a full scan (as UTF-8 text), joined with sep. */
+  public static String values(HFileReader reader, String sep) {
+    return join(reader.scan(), sep, true);
+  }
 
-    /** Rows of {@link HFileReader#scanPrefixes} on sep-joined prefixes, joined with sep. */
-    public static String multiPrefixRows(HFileReader reader, String prefixes, String sep) throws IOException {
-        return join(reader.scanPrefixes(splitOn(prefixes, sep)).iterator(), sep, false);
-    }
+  /** Rows of a prefix scan, joined with sep. */
+  public static String prefixRows(HFileReader reader, String prefix, String sep) {
+    return join(reader.scanPrefix(prefix), sep, false);
+  }
 
-    /** {@link HFileReader#getAll} on sep-joined keys; returns "row=value" (UTF-8) of the found keys, sep-joined. */
-    public static String getAll(HFileReader reader, String keys, String sep) throws IOException {
-        StringJoiner out = new StringJoiner(sep);
-        Map<String, Cell> found = reader.getAll(splitOn(keys, sep));
-        for (Map.Entry<String, Cell> e : found.entrySet()) {
-            out.add(e.getKey() + "=" + new String(e.getValue().value(), StandardCharsets.UTF_8));
-        }
-        return out.toString();
-    }
+  /** Rows of {@link HFileReader#scanPrefixes} on sep-joined prefixes, joined with sep. */
+  public static String multiPrefixRows(HFileReader reader, String prefixes, String sep) throws IOException {
+    return join(reader.scanPrefixes(splitOn(prefixes, sep)).iterator(), sep, false);
+  }
 
-    private static List<String> splitOn(String joined, String sep) {
-        return Arrays.asList(joined.split(Pattern.quote(sep), -1));
+  /** {@link HFileReader#getAll} on sep-joined keys; returns "row=value" (UTF-8) of the found keys, sep-joined. */
+  public static String getAll(HFileReader reader, String keys, String sep) throws IOException {
+    StringJoiner out = new StringJoiner(sep);
+    Map<String, Cell> found = reader.getAll(splitOn(keys, sep));
+    for (Map.Entry<String, Cell> e : found.entrySet()) {
+      out.add(e.getKey() + "=" + new String(e.getValue().value(), StandardCharsets.UTF_8));
     }
+    return out.toString();
+  }
 
-    private static String join(Iterator<Cell> cells, String sep, boolean values) {
-        StringJoiner out = new StringJoiner(sep);
-        while (cells.hasNext()) {
-            Cell c = cells.next();
-            out.add(values ? new String(c.value(), StandardCharsets.UTF_8) : c.rowString());
-        }
-        return out.toString();
+  private static List<String> splitOn(String joined, String sep) {
+    return Arrays.asList(joined.split(Pattern.quote(sep), -1));
+  }
+
+  private static String join(Iterator<Cell> cells, String sep, boolean values) {
+    StringJoiner out = new StringJoiner(sep);
+    while (cells.hasNext()) {
+      Cell c = cells.next();
+      out.add(values ? new String(c.value(), StandardCharsets.UTF_8) : c.rowString());
     }
+    return out.toString();
+  }
 }

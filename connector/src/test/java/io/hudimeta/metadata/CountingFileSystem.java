@@ -4,7 +4,6 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -20,6 +19,7 @@ import org.apache.hadoop.fs.RemoteIterator;
  * every file opened, so tests can show which storage calls a code path makes.
  */
 public class CountingFileSystem extends FilterFileSystem {
+
   private final List<String> listings = new ArrayList<>();
   private final List<String> opens = new ArrayList<>();
 

@@ -1,5 +1,22 @@
 package io.hudimeta.metadata;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hudimeta.table.BaseFile;
+import io.hudimeta.table.FileEntry;
+import io.hudimeta.table.FileListing;
+import io.hudimeta.table.FileNames;
+import io.hudimeta.table.FileSlice;
+import io.hudimeta.table.FileSystemView;
+import io.hudimeta.table.LogFile;
+import io.hudimeta.table.StorageListing;
+import io.hudimeta.table.TableConfig;
+import io.hudimeta.table.Timeline;
+import io.hudimeta.table.Visibility;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -14,39 +31,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-
-import io.hudimeta.table.BaseFile;
-import io.hudimeta.table.FileEntry;
-import io.hudimeta.table.FileListing;
-import io.hudimeta.table.FileNames;
-import io.hudimeta.table.FileSlice;
-import io.hudimeta.table.FileSystemView;
-import io.hudimeta.table.LogFile;
-import io.hudimeta.table.StorageListing;
-import io.hudimeta.table.TableConfig;
-import io.hudimeta.table.Timeline;
-import io.hudimeta.table.Visibility;
 
 /**
  * Small static entry points returning JSON, for py4j callers (tests): one round trip per
  * question. Not used by the reader itself.
  */
 public final class MetadataInspect {
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-  private MetadataInspect() {
-  }
+  private MetadataInspect() {}
 
   /**
    * For each string of a JSON array: {@code {"xxh64": <signed decimal>, "id64": ..., "id128": ...}};
@@ -98,8 +96,12 @@ public final class MetadataInspect {
         next = MetadataRecord.deletion("p");
       } else {
         Map<String, MetadataRecord.FileInfo> files = new TreeMap<>();
-        r.fields().forEachRemaining(e -> files.put(e.getKey(),
-            new MetadataRecord.FileInfo(e.getValue().get(0).asLong(), e.getValue().get(1).asBoolean())));
+        r.fields().forEachRemaining(e ->
+          files.put(
+            e.getKey(),
+            new MetadataRecord.FileInfo(e.getValue().get(0).asLong(), e.getValue().get(1).asBoolean())
+          )
+        );
         next = MetadataRecord.ofFiles("p", MetadataRecord.TYPE_FILES, files);
       }
       merged = MetadataRecord.combine(merged, next);
@@ -224,7 +226,7 @@ public final class MetadataInspect {
    * {@code {file: {column: {"min": [kind, value], "max": ..., "nullCount", "valueCount", "valueType"}}}}.
    */
   public static String columnStatsJson(String basePath, Configuration conf, String partition, String columnsJson)
-      throws Exception {
+    throws Exception {
     List<String> columns = new ArrayList<>();
     JSON.readTree(columnsJson).forEach(n -> columns.add(n.asText()));
     try (MetadataTable mdt = openTable(basePath, conf)) {
@@ -233,8 +235,12 @@ public final class MetadataInspect {
   }
 
   /** Partition stats for partitions × columns (JSON arrays), same shape as {@link #columnStatsJson}. */
-  public static String partitionStatsJson(String basePath, Configuration conf, String partitionsJson,
-                                          String columnsJson) throws Exception {
+  public static String partitionStatsJson(
+    String basePath,
+    Configuration conf,
+    String partitionsJson,
+    String columnsJson
+  ) throws Exception {
     List<String> partitions = new ArrayList<>();
     JSON.readTree(partitionsJson).forEach(n -> partitions.add(n.asText()));
     List<String> columns = new ArrayList<>();
@@ -249,7 +255,7 @@ public final class MetadataInspect {
    * {@code {key: {"type": n, "files": {name: size}?, "stats": {...}?, "payload": "<avro json>"}}}.
    */
   public static String recordsJson(String basePath, Configuration conf, String mdtPartition, String prefix)
-      throws Exception {
+    throws Exception {
     try (MetadataTable mdt = openTable(basePath, conf)) {
       return recordsNode(mdt.scanPrefixes(mdtPartition, List.of(prefix))).toString();
     }
@@ -257,7 +263,7 @@ public final class MetadataInspect {
 
   /** Merged records of exactly the keys of a JSON array (absent keys left out), shaped as {@link #recordsJson}. */
   public static String lookupJson(String basePath, Configuration conf, String mdtPartition, String keysJson)
-      throws Exception {
+    throws Exception {
     List<String> keys = new ArrayList<>();
     JSON.readTree(keysJson).forEach(n -> keys.add(n.asText()));
     try (MetadataTable mdt = openTable(basePath, conf)) {
@@ -303,8 +309,9 @@ public final class MetadataInspect {
     FileSystem fs = base.getFileSystem(conf);
     TableConfig config = TableConfig.load(fs, base);
     Timeline timeline = Timeline.load(fs, base, config);
-    return MetadataTable.open(fs, base, config, timeline)
-        .orElseThrow(() -> new IllegalStateException("no usable metadata table at " + basePath));
+    return MetadataTable.open(fs, base, config, timeline).orElseThrow(() ->
+      new IllegalStateException("no usable metadata table at " + basePath)
+    );
   }
 
   private static ObjectNode statsNode(Map<String, Map<String, ColumnStat>> stats) {

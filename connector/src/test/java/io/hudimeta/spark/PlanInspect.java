@@ -1,13 +1,13 @@
 package io.hudimeta.spark;
 
 import java.util.Map;
-
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /** Plans a scan over a given file system and describes it (for tests and diagnostics, via py4j). */
 public final class PlanInspect {
+
   private PlanInspect() {}
 
   /** The scan's plan statistics, e.g. "listing=metadata partitions=3/3 fileSlices=9 files=11". */

@@ -1,12 +1,11 @@
 package io.hudimeta.spark;
 
-import java.util.List;
-import java.util.Map;
-
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hudimeta.metadata.ColumnStat;
+import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
@@ -16,6 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * Entry points into data skipping for py4j callers (tests, diagnostics); not used by the reader.
  */
 public final class SkippingInspect {
+
   private SkippingInspect() {}
 
   /**

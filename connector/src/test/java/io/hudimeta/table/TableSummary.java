@@ -1,12 +1,11 @@
 package io.hudimeta.table;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -16,8 +15,8 @@ import org.apache.hadoop.fs.Path;
  * One py4j call per table for tests and debugging ({@code spark._jvm.io.hudimeta.table.TableSummary}).
  */
 public final class TableSummary {
-  private TableSummary() {
-  }
+
+  private TableSummary() {}
 
   /** Summary with the latest slices plus the slices as of each time in {@code asOfCsv} (comma list, may be empty). */
   public static String json(String basePath, String asOfCsv) {
