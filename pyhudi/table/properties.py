@@ -4,17 +4,46 @@ from __future__ import annotations
 import datetime as dt
 import zlib
 
+from pyhudi.config import options
 from pyhudi.storage import Storage
 
 PROPS_FILE = "hoodie.properties"
 BACKUP_FILE = "hoodie.properties.backup"
-CHECKSUM_KEY = "hoodie.table.checksum"
 TABLE_VERSION = 8
+
+# Keys of hoodie.properties (Apache Hudi's HoodieTableConfig). Where a write option sets a
+# property under the option's own key, the key comes from the option.
+NAME = options.TABLE_NAME.key
+DATABASE = options.DATABASE_NAME.key
+TYPE = "hoodie.table.type"
+VERSION = "hoodie.table.version"
+INITIAL_VERSION = "hoodie.table.initial.version"
+CHECKSUM_KEY = "hoodie.table.checksum"
+TIMELINE_LAYOUT = "hoodie.timeline.layout.version"
+TIMELINE_PATH = "hoodie.timeline.path"
+HISTORY_PATH = "hoodie.timeline.history.path"
+ARCHIVE_FOLDER = "hoodie.archivelog.folder"
+RECORD_KEY_FIELDS = "hoodie.table.recordkey.fields"
+PARTITION_FIELDS = "hoodie.table.partition.fields"
+PRECOMBINE_FIELD = "hoodie.table.precombine.field"
+ORDERING_FIELDS = options.ORDERING_FIELDS.key  # table version 9's name of the precombine field
+KEYGEN_TYPE = "hoodie.table.keygenerator.type"
+CREATE_SCHEMA = "hoodie.table.create.schema"
+BASE_FILE_FORMAT = "hoodie.table.base.file.format"
+MERGE_MODE = "hoodie.record.merge.mode"
+MERGE_STRATEGY = "hoodie.record.merge.strategy.id"
+PAYLOAD_CLASS = "hoodie.compaction.payload.class"
+POPULATE_META_FIELDS = options.POPULATE_META_FIELDS.key
+DROP_PARTITION_COLUMNS = options.DROP_PARTITION_COLUMNS.key
+HIVE_STYLE = options.HIVE_STYLE.key
+URL_ENCODE = options.URL_ENCODE.key
+METADATA_PARTITIONS = "hoodie.table.metadata.partitions"
+METADATA_PARTITIONS_INFLIGHT = "hoodie.table.metadata.partitions.inflight"
 
 EVENT_TIME_MERGE_STRATEGY = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
 COMMIT_TIME_MERGE_STRATEGY = "ce9acb64-bde0-424c-9b91-f6ebba25356d"
 
-REQUIRED_KEYS = ("hoodie.table.name", "hoodie.table.type", "hoodie.table.version")
+REQUIRED_KEYS = (NAME, TYPE, VERSION)
 TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
 
 
@@ -122,10 +151,10 @@ def format_text(props: dict[str, str], now: dt.datetime | None = None, updated: 
 
 def checksum(props: dict[str, str]) -> int:
     """CRC32 of "<database>.<table>", the value Hudi stores under hoodie.table.checksum."""
-    name = props.get("hoodie.table.name")
+    name = props.get(NAME)
     if not name:
-        raise TablePropertiesError("hoodie.table.name is required to compute hoodie.table.checksum")
-    db = props.get("hoodie.database.name", "")
+        raise TablePropertiesError(f"{NAME} is required to compute {CHECKSUM_KEY}")
+    db = props.get(DATABASE, "")
     return zlib.crc32(f"{db}.{name}".encode("utf-8"))
 
 
@@ -133,12 +162,10 @@ def validate(props: dict[str, str], where: str) -> None:
     missing = [k for k in REQUIRED_KEYS if not props.get(k)]
     if missing:
         raise TablePropertiesError(f"{where}: missing required key(s) {', '.join(missing)}")
-    if props["hoodie.table.type"] not in TABLE_TYPES:
-        raise TablePropertiesError(f"{where}: hoodie.table.type={props['hoodie.table.type']!r} "
-                                   f"is not one of {', '.join(TABLE_TYPES)}")
-    if not props["hoodie.table.version"].isdigit():
-        raise TablePropertiesError(f"{where}: hoodie.table.version={props['hoodie.table.version']!r} "
-                                   "is not a number")
+    if props[TYPE] not in TABLE_TYPES:
+        raise TablePropertiesError(f"{where}: {TYPE}={props[TYPE]!r} is not one of {', '.join(TABLE_TYPES)}")
+    if not props[VERSION].isdigit():
+        raise TablePropertiesError(f"{where}: {VERSION}={props[VERSION]!r} is not a number")
     stored = props.get(CHECKSUM_KEY)
     if stored is not None and stored != str(checksum(props)):
         raise TablePropertiesError(f"{where}: {CHECKSUM_KEY}={stored} does not match {checksum(props)} "
@@ -150,33 +177,34 @@ def v8_defaults(table_name: str, table_type: str, record_key_fields: list[str],
                 partition_fields: list[str], ordering_field: str | None, create_schema: str,
                 key_generator_type: str, hive_style: bool, url_encode: bool,
                 database: str = "default") -> dict[str, str]:
-    """The properties Apache Hudi 1.0 writes when it creates a version-8 table."""
+    """The properties Apache Hudi 1.0 writes when it creates a version-8 table. `partition_fields`
+    are recorded as given (the custom key generator's keep their `:SIMPLE`/`:TIMESTAMP` type)."""
     event_time = ordering_field is not None
     props = {
-        "hoodie.table.name": table_name,
-        "hoodie.database.name": database,
-        "hoodie.table.type": table_type,
-        "hoodie.table.version": str(TABLE_VERSION),
-        "hoodie.table.initial.version": str(TABLE_VERSION),
-        "hoodie.timeline.layout.version": "2",
-        "hoodie.timeline.path": "timeline",
-        "hoodie.timeline.history.path": "history",
-        "hoodie.archivelog.folder": "archived",
-        "hoodie.table.recordkey.fields": ",".join(record_key_fields),
-        "hoodie.table.keygenerator.type": key_generator_type,
-        "hoodie.table.create.schema": create_schema,
-        "hoodie.record.merge.mode": "EVENT_TIME_ORDERING" if event_time else "COMMIT_TIME_ORDERING",
-        "hoodie.record.merge.strategy.id": EVENT_TIME_MERGE_STRATEGY if event_time else COMMIT_TIME_MERGE_STRATEGY,
-        "hoodie.compaction.payload.class": ("org.apache.hudi.common.model.DefaultHoodieRecordPayload" if event_time
-                                            else "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"),
-        "hoodie.datasource.write.drop.partition.columns": "false",
-        "hoodie.datasource.write.hive_style_partitioning": str(hive_style).lower(),
-        "hoodie.datasource.write.partitionpath.urlencode": str(url_encode).lower(),
+        NAME: table_name,
+        DATABASE: database,
+        TYPE: table_type,
+        VERSION: str(TABLE_VERSION),
+        INITIAL_VERSION: str(TABLE_VERSION),
+        TIMELINE_LAYOUT: "2",
+        TIMELINE_PATH: "timeline",
+        HISTORY_PATH: "history",
+        ARCHIVE_FOLDER: "archived",
+        RECORD_KEY_FIELDS: ",".join(record_key_fields),
+        KEYGEN_TYPE: key_generator_type,
+        CREATE_SCHEMA: create_schema,
+        MERGE_MODE: "EVENT_TIME_ORDERING" if event_time else "COMMIT_TIME_ORDERING",
+        MERGE_STRATEGY: EVENT_TIME_MERGE_STRATEGY if event_time else COMMIT_TIME_MERGE_STRATEGY,
+        PAYLOAD_CLASS: ("org.apache.hudi.common.model.DefaultHoodieRecordPayload" if event_time
+                        else "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"),
+        DROP_PARTITION_COLUMNS: "false",
+        HIVE_STYLE: str(hive_style).lower(),
+        URL_ENCODE: str(url_encode).lower(),
     }
     if partition_fields:
-        props["hoodie.table.partition.fields"] = ",".join(partition_fields)
+        props[PARTITION_FIELDS] = ",".join(partition_fields)
     if ordering_field:
-        props["hoodie.table.precombine.field"] = ordering_field
+        props[PRECOMBINE_FIELD] = ordering_field
     props[CHECKSUM_KEY] = str(checksum(props))
     return props
 
@@ -198,7 +226,7 @@ def save(storage: Storage, base_path: str, props: dict[str, str], updated: bool 
     between the two writes leaves a readable copy."""
     props = dict(props)
     props[CHECKSUM_KEY] = str(checksum(props))
-    validate(props, "hoodie.properties")
+    validate(props, PROPS_FILE)
     hoodie = f"{base_path}/.hoodie"
     text = format_text(props, updated=updated).encode("latin-1")
     if updated:

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
 from pyhudi.avro import schema as avro_schema
+from pyhudi.config import options as o
 from pyhudi.write import bucket_index
 from pyhudi.write import executor
 from pyhudi.table import file_names as filenames
@@ -58,7 +59,7 @@ def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) ->
     options = {k: v for k, v in options.items() if k != "path"}
     by = options.pop("__partition_columns", None)  # df.write.partitionBy(...), as Spark passes it
     if by and json.loads(by):
-        options.setdefault("hoodie.datasource.write.partitionpath.field", ",".join(json.loads(by)))
+        options.setdefault(o.PARTITION_FIELDS.key, ",".join(json.loads(by)))
     storage, base = Storage.for_uri(path)
     exists = storage.exists(posixpath.join(base, ".hoodie", properties.PROPS_FILE))
     if exists and mode == "errorifexists":
@@ -67,7 +68,7 @@ def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) ->
     if exists and mode == "ignore":
         return
     if mode == "overwrite":
-        options["hoodie.datasource.write.operation"] = "insert_overwrite_table"
+        options[o.OPERATION.key] = "insert_overwrite_table"
     Writer(spark, path, options).write(df)
 
 
@@ -166,7 +167,7 @@ class Writer:
 
     def _fresh_metadata_writer(self) -> MetadataWriter:
         self.props = properties.load(self.storage, self.base)
-        return MetadataWriter(self.storage, self.base, self.props)
+        return MetadataWriter(self.storage, self.base, self.props, partitions=self.cfg.metadata_partitions)
 
     def _action(self) -> str:
         if self.cfg.operation in REPLACE_OPS:
@@ -188,7 +189,7 @@ class Writer:
             raise HudiWriteError(f"column(s) {', '.join(missing)} named by the key/partition options are not in "
                                  f"the input; its columns are: {', '.join(df.columns)}")
         if cfg.ordering_field and cfg.ordering_field not in cols and cfg.operation != "delete":
-            raise HudiWriteError(f"ordering field {cfg.ordering_field} (hoodie.datasource.write.precombine.field) "
+            raise HudiWriteError(f"ordering field {cfg.ordering_field} ({o.PRECOMBINE_FIELD.key}) "
                                  f"is not a column of the input; its columns are: {', '.join(df.columns)}")
         null_key = F.lit(False)
         for f in cfg.record_key_fields:
@@ -221,14 +222,14 @@ class Writer:
             schema = im.schema_of(im.decode(timeline.read(inst)))
             if schema:
                 return avro_schema.parse(schema)
-        return avro_schema.parse(self.props["hoodie.table.create.schema"])
+        return avro_schema.parse(self.props[properties.CREATE_SCHEMA])
 
     def _create_table(self, create_schema: dict) -> dict[str, str]:
         cfg = self.cfg
-        props = properties.v8_defaults(cfg.table_name, cfg.table_type, cfg.record_key_fields, cfg.partition_fields,
+        props = properties.v8_defaults(cfg.table_name, cfg.table_type, cfg.record_key_fields, cfg.partition_specs,
                                        cfg.ordering_field, avro_schema.to_json(create_schema), cfg.keygen,
-                                       cfg.hive_style, cfg.url_encode)
-        props.update({f"hoodie.{k[len('hoodie.'):]}": v for k, v in cfg.timestamp_options.items()})
+                                       cfg.hive_style, cfg.url_encode, database=cfg.database)
+        props.update(cfg.timestamp_options)  # recorded as Hudi does, for later writes
         if cfg.index_type == "BUCKET":
             props.update(bucket_index.table_properties(cfg))
         self.storage.mkdirs(posixpath.join(self.base, ".hoodie", "timeline", "history"))
@@ -404,7 +405,7 @@ class Writer:
         cfg = self.cfg
         work = self._with_old_rows(tagged, slices)
         task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
-                         self.props.get("hoodie.record.merge.mode") == "EVENT_TIME_ORDERING",
+                         self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING",
                          cfg.log_block_format, cfg.compression)
         out = (work.repartition(self._tasks(), FG).groupBy(FG)
                .applyInArrow(lambda t: executor.write_group(t, task), executor.STATS_DDL))

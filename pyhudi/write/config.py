@@ -1,98 +1,26 @@
-"""Write options under Apache Hudi's own keys: parsed once, validated, with near-miss hints."""
+"""The settings of one write: its options (Apache Hudi's keys, defined in pyhudi.config) parsed and
+checked once, with an existing table's properties filling what the options leave out."""
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
+from pyhudi.config import OptionError, check
+from pyhudi.config import options as o
+from pyhudi.config.parsers import fields as parse_fields
+from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS
+from pyhudi.table import properties as tp
 
-def _same(*values: str) -> dict[str, str]:
-    return {v.lower(): v for v in values}
+WriteOptionError = OptionError  # the name write-path callers know
 
-
-OPERATIONS = _same("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
-                   "delete_partition")
-TABLE_TYPES = {"copy_on_write": "COPY_ON_WRITE", "cow": "COPY_ON_WRITE",
-               "merge_on_read": "MERGE_ON_READ", "mor": "MERGE_ON_READ"}
-KEYGENS = _same("SIMPLE", "COMPLEX", "NON_PARTITION", "TIMESTAMP")
-KEYGEN_CLASSES = {"org.apache.hudi.keygen.SimpleKeyGenerator": "SIMPLE",
-                  "org.apache.hudi.keygen.ComplexKeyGenerator": "COMPLEX",
-                  "org.apache.hudi.keygen.NonpartitionedKeyGenerator": "NON_PARTITION",
-                  "org.apache.hudi.keygen.TimestampBasedKeyGenerator": "TIMESTAMP"}
-LOG_BLOCK_FORMATS = _same("avro", "parquet")
-# Parquet codec names as Hudi takes them -> as pyarrow writes them
-CODECS = {"zstd": "zstd", "gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "brotli": "brotli",
-          "uncompressed": "none", "none": "none"}
-
-K = "hoodie.datasource.write."
-KNOWN = {
-    "hoodie.table.name", "hoodie.database.name", K + "recordkey.field", K + "precombine.field",
-    K + "partitionpath.field", K + "operation", K + "table.type", K + "hive_style_partitioning",
-    K + "partitionpath.urlencode", K + "keygenerator.class", K + "keygenerator.type", K + "table.name",
-    "hoodie.table.ordering.fields", "hoodie.parquet.small.file.limit", "hoodie.parquet.max.file.size",
-    "hoodie.copyonwrite.record.size.estimate", "hoodie.logfile.data.block.format", "hoodie.parquet.compression.codec",
-    "hoodie.index.type", "hoodie.metadata.enable", "hoodie.metadata.record.index.enable",
-    "hoodie.keygen.timebased.timestamp.type", "hoodie.keygen.timebased.output.dateformat",
-    "hoodie.keygen.timebased.input.dateformat", "hoodie.keygen.timebased.timezone",
-    "hoodie.datasource.write.partitions.to.delete", "hoodie.combine.before.insert",
-    "hoodie.bulkinsert.shuffle.parallelism", "hoodie.upsert.shuffle.parallelism",
-    "hoodie.insert.shuffle.parallelism", "hoodie.datasource.write.reconcile.schema", "path",
-    "hoodie.metadata.compact.max.delta.commits", "hoodie.bucket.index.num.buckets", "hoodie.bucket.index.hash.field",
-    "hoodie.index.bucket.engine",
-}
-INDEX_TYPES = _same("SIMPLE", "GLOBAL_SIMPLE", "BUCKET")
-BUCKET_ENGINES = _same("SIMPLE")
-DEFAULT_BUCKETS = 256  # Apache Hudi's hoodie.bucket.index.num.buckets default
 # kept in hoodie.properties by a table created with the bucket index, under the options' own keys
-BUCKET_PROPERTIES = ("hoodie.index.type", "hoodie.bucket.index.num.buckets", "hoodie.bucket.index.hash.field")
+BUCKET_PROPERTIES = tuple(opt.key for opt in o.BUCKET_PROPERTIES)
+PARTITION_KINDS = ("SIMPLE", "TIMESTAMP")  # the custom key generator's field:TYPE
 
 
-PARALLELISM_KEYS = {"bulk_insert": "hoodie.bulkinsert.shuffle.parallelism", "insert": "hoodie.insert.shuffle.parallelism",
-                    "insert_overwrite": "hoodie.insert.shuffle.parallelism",
-                    "insert_overwrite_table": "hoodie.insert.shuffle.parallelism"}
-
-
-class WriteOptionError(ValueError):
-    pass
-
-
-def _positive_int(options, key) -> int:
-    raw = options.get(key, "0")
-    try:
-        value = int(raw)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise WriteOptionError(f"{key}={raw} is not valid; give a number of tasks (0 = automatic)")
-    return value
-
-
-def _check_known(options: dict[str, str]) -> None:
-    for key in options:
-        if key in KNOWN or not key.startswith("hoodie."):
-            continue
-        close = difflib.get_close_matches(key, sorted(KNOWN), n=1, cutoff=0.8)
-        hint = f"; did you mean {close[0]}?" if close else ""
-        raise WriteOptionError(f"unknown option {key}{hint}")
-
-
-def _choice(options, key, default, valid: dict[str, str]) -> str:
-    """The canonical spelling of a case-insensitive choice; an error listing the valid ones."""
-    raw = options.get(key, default)
-    value = valid.get(raw.strip().lower())
-    if value is None:
-        raise WriteOptionError(f"{key}={raw} is not valid; valid values: {', '.join(dict.fromkeys(valid.values()))}")
-    return value
-
-
-def _bool(options, key, default):
-    raw = options.get(key, str(default)).lower()
-    if raw not in ("true", "false"):
-        raise WriteOptionError(f"{key}={options[key]} is not valid; valid values: true, false")
-    return raw == "true"
-
-
-def _fields(options, key) -> list[str]:
-    return [f.strip().split(":")[0] for f in options.get(key, "").split(",") if f.strip()]
+def keygen_kind(keygen_type: str) -> str:
+    """The key generator a KeyGeneratorType name computes keys like (SIMPLE_AVRO -> SIMPLE)."""
+    return keygen_type.removesuffix("_AVRO")
 
 
 @dataclass
@@ -103,125 +31,190 @@ class WriteConfig:
     record_key_fields: list[str]
     partition_fields: list[str]
     ordering_field: str | None
-    keygen: str
+    keygen: str  # KeyGeneratorType name, as hoodie.table.keygenerator.type records it
     hive_style: bool
     url_encode: bool
-    small_file_limit: int = 104857600
-    max_file_size: int = 125829120
-    record_size_estimate: int = 1024
-    log_block_format: str = "avro"
-    compression: str = "zstd"
-    index_type: str = "SIMPLE"
+    database: str = o.DATABASE_NAME.default
+    partition_types: list[str] = field(default_factory=list)  # SIMPLE or TIMESTAMP, per partition field
+    small_file_limit: int = o.SMALL_FILE_LIMIT.default
+    max_file_size: int = o.MAX_FILE_SIZE.default
+    record_size_estimate: int = o.RECORD_SIZE_ESTIMATE.default
+    log_block_format: str = o.LOG_BLOCK_FORMAT.default
+    compression: str = o.COMPRESSION.default
+    index_type: str = o.INDEX_TYPE.default
     partitions_to_delete: list[str] = field(default_factory=list)
-    timestamp_options: dict[str, str] = field(default_factory=dict)
-    metadata_enabled: bool = True
-    metadata_compact_after: int = 10
+    timestamp_options: dict[str, str] = field(default_factory=dict)  # as given, under their current keys
+    metadata_enabled: bool = o.METADATA_ENABLE.default
+    metadata_partitions: tuple[str, ...] = (FILES, COLUMN_STATS, PARTITION_STATS)
+    metadata_compact_after: int = o.METADATA_COMPACT_AFTER.default
     shuffle_parallelism: int = 0  # tasks writing files; 0: twice Spark's default parallelism
-    bucket_count: int = DEFAULT_BUCKETS  # file groups per partition under the bucket index
+    bucket_count: int = o.BUCKET_COUNT.default  # file groups per partition under the bucket index
     bucket_hash_fields: list[str] = field(default_factory=list)  # record key fields hashed to a bucket
 
+    @property
+    def complex_key(self) -> bool:
+        """Keys written as `f1:v1,f2:v2` (the complex key generator, or several key fields)."""
+        return keygen_kind(self.keygen) == "COMPLEX" or len(self.record_key_fields) > 1
+
+    @property
+    def partition_specs(self) -> list[str]:
+        """Partition fields as hoodie.table.partition.fields records them."""
+        if keygen_kind(self.keygen) != "CUSTOM":
+            return list(self.partition_fields)
+        return [f"{f}:{t}" for f, t in zip(self.partition_fields, self.partition_types)]
+
     @classmethod
-    def from_options(cls, options: dict[str, str], table_props: dict[str, str] | None = None) -> "WriteConfig":
+    def from_options(cls, options: Mapping[str, str], table_props: Mapping[str, str] | None = None) -> "WriteConfig":
         """Options of this write; an existing table's properties fill what the options leave out
-        and must not be contradicted."""
-        _check_known(options)
-        merged = dict(_from_table(table_props or {}))
-        merged.update({k: v for k, v in options.items() if v is not None})
-        _check_consistent(options, table_props or {})
-        name = merged.get("hoodie.table.name") or merged.get(K + "table.name")
+        and must not be contradicted. Every error comes before anything is written."""
+        check(options)
+        given = {k: v for k, v in options.items() if v is not None}
+        merged = {**_from_table(table_props or {}), **given}
+        for opt in o.honoured():  # every value parses, whether or not this write reads it
+            opt.get(merged)
+        _check_consistent(given, table_props or {})
+        return cls._build(merged)
+
+    @classmethod
+    def _build(cls, merged: dict[str, str]) -> "WriteConfig":
+        name = o.TABLE_NAME.get(merged)
         if not name:
-            raise WriteOptionError("hoodie.table.name is required to create a table")
-        keys = _fields(merged, K + "recordkey.field")
+            raise OptionError(f"{o.TABLE_NAME.key} is required to create a table")
+        keys = o.RECORD_KEY_FIELDS.get(merged)
         if not keys:
-            raise WriteOptionError(f"{K}recordkey.field is required (the record key column(s))")
-        parts = _fields(merged, K + "partitionpath.field")
-        keygen = _keygen(merged, keys, parts)
-        index_type = _choice(merged, "hoodie.index.type", "SIMPLE", INDEX_TYPES)
-        if index_type == "BUCKET":
-            _choice(merged, "hoodie.index.bucket.engine", "SIMPLE", BUCKET_ENGINES)
+            raise OptionError(f"{o.RECORD_KEY_FIELDS.key} is required (the record key column(s))")
+        specs = o.PARTITION_FIELDS.get(merged)
+        keygen = _keygen(merged, keys, specs)
+        parts, types = _partitioning(keygen, specs)
+        operation = o.OPERATION.get(merged)
+        if o.INDEX_TYPE.get(merged) == "BUCKET":
+            o.BUCKET_ENGINE.get(merged)
+        tasks = o.PARALLELISM.get(operation)
         return cls(
-            table_name=name,
-            operation=_choice(merged, K + "operation", "upsert", OPERATIONS),
-            table_type=_choice(merged, K + "table.type", "COPY_ON_WRITE", TABLE_TYPES),
-            record_key_fields=keys,
-            partition_fields=[] if keygen == "NON_PARTITION" else parts,
-            ordering_field=merged.get(K + "precombine.field") or merged.get("hoodie.table.ordering.fields") or None,
-            keygen=keygen,
-            hive_style=_bool(merged, K + "hive_style_partitioning", False),
-            url_encode=_bool(merged, K + "partitionpath.urlencode", False),
-            small_file_limit=int(merged.get("hoodie.parquet.small.file.limit", 104857600)),
-            max_file_size=int(merged.get("hoodie.parquet.max.file.size", 125829120)),
-            record_size_estimate=int(merged.get("hoodie.copyonwrite.record.size.estimate", 1024)),
-            log_block_format=_choice(merged, "hoodie.logfile.data.block.format", "avro", LOG_BLOCK_FORMATS),
-            compression=_choice(merged, "hoodie.parquet.compression.codec", "zstd", CODECS),
-            index_type=index_type,
-            partitions_to_delete=_fields(merged, "hoodie.datasource.write.partitions.to.delete"),
-            timestamp_options={k: v for k, v in merged.items() if k.startswith("hoodie.keygen.timebased.")},
-            metadata_enabled=_bool(merged, "hoodie.metadata.enable", True),
-            metadata_compact_after=int(merged.get("hoodie.metadata.compact.max.delta.commits", 10)),
-            shuffle_parallelism=_positive_int(merged, PARALLELISM_KEYS.get(merged.get(K + "operation", "upsert").lower(),
-                                                                          "hoodie.upsert.shuffle.parallelism")),
-            bucket_count=_bucket_count(merged),
-            bucket_hash_fields=_hash_fields(merged, keys),
+            table_name=name, database=o.DATABASE_NAME.get(merged) or o.DATABASE_NAME.default, operation=operation,
+            table_type=o.TABLE_TYPE.get(merged), record_key_fields=keys, partition_fields=parts,
+            partition_types=types, ordering_field=_ordering_field(merged), keygen=keygen,
+            hive_style=o.HIVE_STYLE.get(merged), url_encode=o.URL_ENCODE.get(merged),
+            small_file_limit=o.SMALL_FILE_LIMIT.get(merged), max_file_size=o.MAX_FILE_SIZE.get(merged),
+            record_size_estimate=o.RECORD_SIZE_ESTIMATE.get(merged),
+            log_block_format=o.LOG_BLOCK_FORMAT.get(merged), compression=o.COMPRESSION.get(merged),
+            index_type=o.INDEX_TYPE.get(merged), partitions_to_delete=list(o.PARTITIONS_TO_DELETE.get(merged)),
+            timestamp_options=_timestamp_options(merged, types),
+            metadata_enabled=o.METADATA_ENABLE.get(merged), metadata_partitions=_metadata_partitions(merged),
+            metadata_compact_after=o.METADATA_COMPACT_AFTER.get(merged),
+            shuffle_parallelism=tasks.get(merged) if tasks else 0,
+            bucket_count=o.BUCKET_COUNT.get(merged), bucket_hash_fields=_hash_fields(merged, keys),
         )
 
 
-def _bucket_count(options) -> int:
-    raw = options.get("hoodie.bucket.index.num.buckets", str(DEFAULT_BUCKETS))
-    if not raw.strip().isdigit() or int(raw) < 1:
-        raise WriteOptionError(f"hoodie.bucket.index.num.buckets={raw} is not valid; give the number of buckets "
-                               "(file groups) per partition, at least 1")
-    return int(raw)
+def _ordering_field(merged) -> str | None:
+    ordering = o.PRECOMBINE_FIELD.get(merged) or o.ORDERING_FIELDS.get(merged)
+    if ordering and "," in ordering:
+        raise OptionError(f"ordering field(s) {ordering}: ordering records by several fields is not supported "
+                          "yet; give one field")
+    return ordering
 
 
 def _hash_fields(options, keys: list[str]) -> list[str]:
     """The bucket index hashes these record key fields (all of them unless told otherwise)."""
-    fields = _fields(options, "hoodie.bucket.index.hash.field") or keys
-    stray = [f for f in fields if f not in keys]
+    hashed = list(o.BUCKET_HASH_FIELDS.get(options)) or keys
+    stray = [f for f in hashed if f not in keys]
     if stray:
-        raise WriteOptionError(f"hoodie.bucket.index.hash.field names {', '.join(stray)}, not a record key field "
-                               f"({', '.join(keys)}); a record's bucket must follow from its key")
-    return fields
+        raise OptionError(f"{o.BUCKET_HASH_FIELDS.key} names {', '.join(stray)}, not a record key field "
+                          f"({', '.join(keys)}); a record's bucket must follow from its key")
+    return hashed
 
 
-def _keygen(options, keys, parts) -> str:
-    cls = options.get(K + "keygenerator.class")
-    if cls:
-        if cls not in KEYGEN_CLASSES:
-            raise WriteOptionError(f"{K}keygenerator.class={cls} is not supported; valid values: "
-                                   + ", ".join(KEYGEN_CLASSES))
-        return KEYGEN_CLASSES[cls]
-    if K + "keygenerator.type" in options:
-        return _choice(options, K + "keygenerator.type", "SIMPLE", KEYGENS)
-    if not parts:
+# ---- key generator ---------------------------------------------------------------------------
+
+def _keygen(options, keys: list[str], specs: list[str]) -> str:
+    """The key generator: the class, else the type, else inferred as Hudi's datasource does."""
+    chosen = o.KEYGEN_CLASS.get(options) or o.KEYGEN_TYPE.get(options)
+    if chosen:
+        return chosen
+    if not specs:
         return "NON_PARTITION"
-    return "COMPLEX" if len(keys) > 1 or len(parts) > 1 else "SIMPLE"
+    return "COMPLEX" if len(keys) > 1 or len(specs) > 1 else "SIMPLE"
 
 
-def _from_table(props: dict[str, str]) -> dict[str, str]:
+def _partitioning(keygen: str, specs: list[str]) -> tuple[list[str], list[str]]:
+    """Partition fields and their kinds. The custom key generator takes `field:SIMPLE` or
+    `field:TIMESTAMP` each; the others take field names (a `:TYPE` suffix is dropped)."""
+    kind = keygen_kind(keygen)
+    if kind == "NON_PARTITION":
+        return [], []
+    if kind != "CUSTOM":
+        names = [s.split(":")[0].strip() for s in specs]
+        return names, ["TIMESTAMP" if kind == "TIMESTAMP" else "SIMPLE"] * len(names)
+    pairs = [[p.strip() for p in s.split(":")] for s in specs]
+    if any(len(p) != 2 or not p[0] or p[1].upper() not in PARTITION_KINDS for p in pairs):
+        raise OptionError(f"{o.PARTITION_FIELDS.key}={','.join(specs)} is not valid for the custom key generator; "
+                          "give each field as field:SIMPLE or field:TIMESTAMP")
+    return [p[0] for p in pairs], [p[1].upper() for p in pairs]
+
+
+def _timestamp_options(merged, types: list[str]) -> dict[str, str]:
+    """The timestamp key generator's options as given (a table records them, as Hudi does)."""
+    if "TIMESTAMP" not in types:
+        return {}
+    if o.TS_TYPE.get(merged) is None:
+        raise OptionError(f"{o.TS_TYPE.key} is required for timestamp partitions; valid values: "
+                          + ", ".join(o.TIMESTAMP_TYPES.values()))
+    return {opt.key: opt.given(merged)[1] for opt in o.TIMESTAMP_OPTIONS if opt.given(merged)}
+
+
+# ---- metadata table --------------------------------------------------------------------------
+
+def _metadata_partitions(options) -> tuple[str, ...]:
+    """files always; column_stats and bloom_filters as enabled; partition_stats (aggregated from
+    column stats) with column stats unless turned off."""
+    column_stats = o.COLUMN_STATS_ENABLE.get(options)
+    partition_stats = o.PARTITION_STATS_ENABLE.get(options)
+    if partition_stats and not column_stats:
+        raise OptionError(f"{o.PARTITION_STATS_ENABLE.key}=true needs {o.COLUMN_STATS_ENABLE.key}=true: "
+                          "partition stats are aggregated from column stats")
+    wanted = {FILES: True, COLUMN_STATS: column_stats, BLOOM_FILTERS: o.BLOOM_FILTER_ENABLE.get(options),
+              PARTITION_STATS: column_stats if partition_stats is None else partition_stats}
+    return tuple(p for p, on in wanted.items() if on)
+
+
+# ---- the existing table ----------------------------------------------------------------------
+
+# option <- the hoodie.properties key a table keeps it under
+_TABLE_KEYS = [(o.TABLE_NAME, tp.NAME), (o.DATABASE_NAME, tp.DATABASE), (o.RECORD_KEY_FIELDS, tp.RECORD_KEY_FIELDS),
+               (o.PARTITION_FIELDS, tp.PARTITION_FIELDS), (o.PRECOMBINE_FIELD, tp.PRECOMBINE_FIELD),
+               (o.TABLE_TYPE, tp.TYPE), (o.HIVE_STYLE, tp.HIVE_STYLE), (o.URL_ENCODE, tp.URL_ENCODE),
+               (o.KEYGEN_TYPE, tp.KEYGEN_TYPE),
+               *((opt, opt.key) for opt in (*o.BUCKET_PROPERTIES, *o.TIMESTAMP_OPTIONS))]
+
+
+def _from_table(props: Mapping[str, str]) -> dict[str, str]:
     """An existing table's properties as write options."""
-    mapping = {"hoodie.table.name": "hoodie.table.name",
-               "hoodie.table.recordkey.fields": K + "recordkey.field",
-               "hoodie.table.partition.fields": K + "partitionpath.field",
-               "hoodie.table.precombine.field": K + "precombine.field",
-               "hoodie.table.type": K + "table.type",
-               "hoodie.datasource.write.hive_style_partitioning": K + "hive_style_partitioning",
-               "hoodie.datasource.write.partitionpath.urlencode": K + "partitionpath.urlencode",
-               "hoodie.table.keygenerator.type": K + "keygenerator.type",
-               **{k: k for k in BUCKET_PROPERTIES}}
-    return {opt: props[p] for p, opt in mapping.items() if p in props}
+    return {opt.key: props[p] for opt, p in _TABLE_KEYS if p in props}
 
 
-def _check_consistent(options: dict[str, str], props: dict[str, str]) -> None:
-    if not props:
-        return
-    for p, opt in (("hoodie.table.recordkey.fields", K + "recordkey.field"),
-                   ("hoodie.table.partition.fields", K + "partitionpath.field"),
-                   ("hoodie.table.type", K + "table.type"),
-                   *((k, k) for k in BUCKET_PROPERTIES)):
-        if opt in options and p in props:
-            want = options[opt] if opt != K + "table.type" else TABLE_TYPES.get(options[opt].lower(), options[opt])
-            want = want.upper() if opt == "hoodie.index.type" else want
-            if [f.split(":")[0].strip() for f in want.split(",")] != [f.split(":")[0] for f in props[p].split(",")]:
-                raise WriteOptionError(f"{opt}={options[opt]} contradicts the existing table ({p}={props[p]}); "
-                                       "a table's keys, partitioning, type and bucket layout are fixed when it is created")
+def _names(value: list[str]) -> list[str]:
+    return [f.split(":")[0].strip() for f in value]
+
+
+# what a table fixes when it is created: option, property key, how the property parses, comparison form
+_FIXED: list[tuple[o.Option, str, Callable, Callable]] = [
+    (o.DATABASE_NAME, tp.DATABASE, o.DATABASE_NAME.parse, str),
+    (o.RECORD_KEY_FIELDS, tp.RECORD_KEY_FIELDS, parse_fields, _names),
+    (o.PARTITION_FIELDS, tp.PARTITION_FIELDS, parse_fields, _names),
+    (o.TABLE_TYPE, tp.TYPE, o.TABLE_TYPE.parse, str),
+    (o.KEYGEN_CLASS, tp.KEYGEN_TYPE, o.KEYGEN_TYPE.parse, keygen_kind),
+    (o.KEYGEN_TYPE, tp.KEYGEN_TYPE, o.KEYGEN_TYPE.parse, keygen_kind),
+    *((opt, opt.key, opt.parse, lambda v: v) for opt in o.BUCKET_PROPERTIES),
+]
+
+
+def _check_consistent(options: Mapping[str, str], props: Mapping[str, str]) -> None:
+    for opt, prop, parse_prop, form in _FIXED:
+        given = opt.given(options)
+        if given is None or prop not in props:
+            continue
+        if form(opt.parse(*given)) != form(parse_prop(prop, props[prop])):
+            raise OptionError(f"{given[0]}={given[1]} contradicts the existing table ({prop}={props[prop]}); "
+                              "a table's database, keys, key generator, partitioning, type and bucket layout are "
+                              "fixed when it is created")

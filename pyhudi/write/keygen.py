@@ -1,5 +1,7 @@
 """Key generators: the record key and partition path of each row, as Spark column expressions
-(so Spark computes them where the data is), following Apache Hudi's key generators."""
+(so Spark computes them where the data is), following Apache Hudi's key generators (simple,
+complex, non-partitioned, timestamp-based and custom, whose partition fields are each simple or
+timestamp-based)."""
 from __future__ import annotations
 
 import re
@@ -7,7 +9,8 @@ import re
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from pyhudi.write.config import WriteConfig, WriteOptionError
+from pyhudi.config import options as o
+from pyhudi.write.config import WriteConfig
 
 NULL_KEY = "__null__"          # Hudi's placeholder for a null part of a complex key
 EMPTY_KEY = "__empty__"
@@ -21,7 +24,7 @@ def _text(col: Column) -> Column:
 def record_key(cfg: WriteConfig) -> Column:
     """Simple key: the field's value. Complex key: `f1:v1,f2:v2` with placeholders for null/empty."""
     fields = cfg.record_key_fields
-    if len(fields) == 1 and cfg.keygen != "COMPLEX":
+    if not cfg.complex_key:
         return _text(F.col(fields[0]))
     parts = []
     for f in fields:
@@ -35,8 +38,8 @@ def partition_path(cfg: WriteConfig) -> Column:
     if not cfg.partition_fields:
         return F.lit("")
     segments = []
-    for f in cfg.partition_fields:
-        v = _partition_value(cfg, f)
+    for f, kind in zip(cfg.partition_fields, cfg.partition_types):
+        v = _timestamp_value(cfg, f) if kind == "TIMESTAMP" else _text(F.col(f))
         v = F.when(v.isNull() | (v == ""), F.lit(DEFAULT_PARTITION)).otherwise(v)
         if cfg.url_encode:
             v = escape_path_name(v)
@@ -55,26 +58,18 @@ def escape_path_name(v: Column) -> Column:
     return v
 
 
-def _partition_value(cfg: WriteConfig, field: str) -> Column:
-    if cfg.keygen != "TIMESTAMP":
-        return _text(F.col(field))
+def _timestamp_value(cfg: WriteConfig, field: str) -> Column:
+    """The timestamp key generator's partition value: the column read as a time (WriteConfig
+    checked the type), written in the output pattern and time zone."""
     opts = cfg.timestamp_options
-    kind = opts.get("hoodie.keygen.timebased.timestamp.type", "").upper()
-    out = opts.get("hoodie.keygen.timebased.output.dateformat", "yyyy-MM-dd")
+    kind = o.TS_TYPE.get(opts)
     if kind == "UNIX_TIMESTAMP":
         ts = F.timestamp_seconds(F.col(field).cast("long"))
     elif kind == "EPOCHMILLISECONDS":
         ts = F.timestamp_millis(F.col(field).cast("long"))
-    elif kind == "DATE_STRING":
-        ts = F.to_timestamp(F.col(field), opts.get("hoodie.keygen.timebased.input.dateformat", "yyyy-MM-dd HH:mm:ss"))
-    elif kind == "SCALAR" or not kind:
-        raise WriteOptionError("hoodie.keygen.timebased.timestamp.type is required for the timestamp key generator; "
-                               "valid values: UNIX_TIMESTAMP, EPOCHMILLISECONDS, DATE_STRING")
-    else:
-        raise WriteOptionError(f"hoodie.keygen.timebased.timestamp.type={kind} is not supported; valid values: "
-                               "UNIX_TIMESTAMP, EPOCHMILLISECONDS, DATE_STRING")
-    tz = opts.get("hoodie.keygen.timebased.timezone", "UTC")
-    return F.date_format(F.from_utc_timestamp(ts, tz), out)
+    else:  # DATE_STRING
+        ts = F.to_timestamp(F.col(field), o.TS_INPUT_FORMAT.get(opts))
+    return F.date_format(F.from_utc_timestamp(ts, o.TS_TIMEZONE.get(opts)), o.TS_OUTPUT_FORMAT.get(opts))
 
 
 def with_keys(df: DataFrame, cfg: WriteConfig) -> DataFrame:

@@ -12,8 +12,9 @@ import pytest
 
 from conftest import SHARED
 from pyhudi.table import properties
-from pyhudi.metadata.table import (HEARTBEAT_FILE, INFLIGHT_PARTITIONS_KEY, PARTITIONS_KEY, MetadataTableError,
-                                   MetadataWriter)
+from pyhudi.metadata import MetadataTableError, MetadataWriter
+from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, PARTITIONS_KEY
+from pyhudi.metadata.locks import HEARTBEAT_FILE
 from pyhudi.storage import Storage
 from pyhudi.write.hudi_table import HudiTable
 from pyhudi.table.timeline import Timeline

@@ -1,11 +1,12 @@
 import zlib
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pyhudi.table import properties
-from pyhudi.storage import Storage
 from conftest import TABLE_NAMES
+from pyhudi.storage import Storage
+from pyhudi.table import properties
 
 
 def _all_props_files(fixture_tables):
@@ -23,7 +24,8 @@ def test_checksum_of_every_fixture_properties_file(fixture_tables):
 
 
 def test_known_checksums():
-    assert properties.checksum({"hoodie.database.name": "default", "hoodie.table.name": "v8_trips_8i3u1d"}) == 1197752875
+    props = {"hoodie.database.name": "default", "hoodie.table.name": "v8_trips_8i3u1d"}
+    assert properties.checksum(props) == 1197752875
     assert properties.checksum({"hoodie.table.name": "v8_trips_8i3u1d_metadata"}) == 380169000
 
 
@@ -39,7 +41,8 @@ text_values = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_
 
 
 @settings(max_examples=60)
-@given(st.dictionaries(st.text(min_size=1, max_size=20).filter(lambda s: s.strip() == s and s), text_values, max_size=8))
+@given(st.dictionaries(st.text(min_size=1, max_size=20).filter(lambda s: s.strip() == s and s), text_values,
+                       max_size=8))
 def test_text_round_trip(props):
     assert properties.parse(properties.format_text(props)) == props
 
@@ -76,3 +79,32 @@ def test_errors(tmp_path):
         "hoodie.table.name=x\nhoodie.table.type=COPY\nhoodie.table.version=8\n")
     with pytest.raises(properties.TablePropertiesError, match="COPY_ON_WRITE, MERGE_ON_READ"):
         properties.load(storage, base)
+
+
+def test_v8_defaults_write_the_keys_hudi_1_0_writes(fixture_tables):
+    storage, base = Storage.for_uri(fixture_tables["sample_table_cow__v8_complexkeygen_hivestyle"])
+    hudi = properties.load(storage, base)
+    ours = properties.v8_defaults("t", "COPY_ON_WRITE", ["id", "name"], ["byteField", "shortField"], "longField",
+                                  "{}", "COMPLEX", True, False)
+    assert set(ours) == set(hudi)
+    same = ("hoodie.database.name", "hoodie.table.type", "hoodie.table.keygenerator.type", "hoodie.table.version",
+            "hoodie.record.merge.mode", "hoodie.record.merge.strategy.id", "hoodie.compaction.payload.class",
+            "hoodie.timeline.layout.version", "hoodie.table.partition.fields", "hoodie.table.recordkey.fields")
+    assert {k: ours[k] for k in same} == {k: hudi[k] for k in same}
+
+
+def test_database_and_custom_partition_fields_are_recorded():
+    props = properties.v8_defaults("t", "COPY_ON_WRITE", ["id"], ["region:SIMPLE", "ts:TIMESTAMP"], None, "{}",
+                                   "CUSTOM", False, False, database="sales")
+    assert props[properties.DATABASE] == "sales"
+    assert props[properties.PARTITION_FIELDS] == "region:SIMPLE,ts:TIMESTAMP"
+    assert props[properties.CHECKSUM_KEY] == str(zlib.crc32(b"sales.t"))
+
+
+def test_property_keys_are_apache_hudi_keys():
+    from pyhudi.config import hudi_keys
+
+    keys = [v for k, v in vars(properties).items() if k.isupper() and isinstance(v, str) and v.startswith("hoodie.")
+            and k not in ("PROPS_FILE", "BACKUP_FILE")]
+    assert len(keys) > 20
+    assert [k for k in keys if k not in hudi_keys.KEYS] == []

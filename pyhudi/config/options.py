@@ -1,0 +1,225 @@
+"""The options pyhudi honours, each defined once: Apache Hudi's key (and the older keys Hudi still
+accepts for it), the default, the parser and what it does. Defaults are Apache Hudi 1.x's for a
+Spark writer unless the doc says why pyhudi's differs. Code reads an option through its
+constant (`TABLE_NAME.get(options)`), never through a key literal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from pyhudi.config.parsers import OptionError, Parser, boolean, choice, fields, number, off, only, same, text
+
+W = "hoodie.datasource.write."
+TIMEBASED = "hoodie.keygen.timebased."
+OLD_TIMEBASED = "hoodie.deltastreamer.keygen.timebased."  # Hudi's older prefix, still accepted
+
+
+@dataclass(frozen=True, eq=False)
+class Option:
+    key: str
+    default: Any
+    parse: Parser
+    doc: str
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return (self.key, *self.alternatives)
+
+    def given(self, options: Mapping[str, str]) -> tuple[str, str] | None:
+        """(key as given, raw value) when `options` set this option under any of its keys."""
+        for k in self.keys:
+            if options.get(k) is not None:
+                return k, options[k]
+        return None
+
+    def get(self, options: Mapping[str, str]) -> Any:
+        found = self.given(options)
+        return self.default if found is None else self.parse(*found)
+
+
+REGISTRY: dict[str, Option] = {}  # key -> option, alternatives included
+
+
+def _define(key: str, default: Any, parse: Parser, doc: str, *alternatives: str) -> Option:
+    opt = Option(key, default, parse, doc, alternatives)
+    for k in opt.keys:
+        if k in REGISTRY:
+            raise ValueError(f"option {k} is defined twice")
+        REGISTRY[k] = opt
+    return opt
+
+
+def honoured() -> list[Option]:
+    """Every honoured option once."""
+    return list(dict.fromkeys(REGISTRY.values()))
+
+
+# ---- value sets ------------------------------------------------------------------------------
+
+OPERATIONS = same("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
+                  "delete_partition")
+TABLE_TYPES = {"copy_on_write": "COPY_ON_WRITE", "cow": "COPY_ON_WRITE",
+               "merge_on_read": "MERGE_ON_READ", "mor": "MERGE_ON_READ"}
+# org.apache.hudi.keygen.constant.KeyGeneratorType names pyhudi implements, with their classes;
+# the *_AVRO variants compute the same keys and are recorded under their own name, as Hudi does
+KEYGEN_CLASSES = {
+    "SIMPLE": "org.apache.hudi.keygen.SimpleKeyGenerator",
+    "SIMPLE_AVRO": "org.apache.hudi.keygen.SimpleAvroKeyGenerator",
+    "COMPLEX": "org.apache.hudi.keygen.ComplexKeyGenerator",
+    "COMPLEX_AVRO": "org.apache.hudi.keygen.ComplexAvroKeyGenerator",
+    "TIMESTAMP": "org.apache.hudi.keygen.TimestampBasedKeyGenerator",
+    "TIMESTAMP_AVRO": "org.apache.hudi.keygen.TimestampBasedAvroKeyGenerator",
+    "CUSTOM": "org.apache.hudi.keygen.CustomKeyGenerator",
+    "CUSTOM_AVRO": "org.apache.hudi.keygen.CustomAvroKeyGenerator",
+    "NON_PARTITION": "org.apache.hudi.keygen.NonpartitionedKeyGenerator",
+    "NON_PARTITION_AVRO": "org.apache.hudi.keygen.NonpartitionedAvroKeyGenerator",
+}
+KEYGEN_TYPES = same(*KEYGEN_CLASSES)
+LOG_BLOCK_FORMATS = same("avro", "parquet")
+# Parquet codec names as Hudi takes them -> as pyarrow writes them
+CODECS = {"zstd": "zstd", "gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "brotli": "brotli",
+          "uncompressed": "none", "none": "none"}
+INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BUCKET")
+BUCKET_ENGINES = same("SIMPLE")
+TIMESTAMP_TYPES = same("UNIX_TIMESTAMP", "EPOCHMILLISECONDS", "DATE_STRING")
+
+
+def _keygen_class(key: str, raw: str) -> str:
+    """A key generator class -> its KeyGeneratorType name."""
+    by_class = {cls: name for name, cls in KEYGEN_CLASSES.items()}
+    name = by_class.get(raw.strip())
+    if name is None:
+        raise OptionError(f"{key}={raw} is not supported yet; the key generators pyhudi implements: "
+                          + ", ".join(KEYGEN_CLASSES.values()))
+    return name
+
+
+TASKS = number(0, "a number of tasks (0 = automatic)")
+
+# ---- table and keys --------------------------------------------------------------------------
+
+TABLE_NAME = _define("hoodie.table.name", None, text, "Name of the table; required to create one "
+                     "(pyhudi also takes Hudi's datasource key for it).", W + "table.name")
+DATABASE_NAME = _define("hoodie.database.name", "default", text,
+                        "Database the table belongs to, recorded in hoodie.properties when the table is created "
+                        "(Hudi's Spark writer records its session's database, 'default'); later writes may not "
+                        "name another.")
+TABLE_TYPE = _define(W + "table.type", "COPY_ON_WRITE", choice(TABLE_TYPES),
+                     "COPY_ON_WRITE or MERGE_ON_READ; fixed when the table is created.", W + "storage.type")
+OPERATION = _define(W + "operation", "upsert",
+                    choice(OPERATIONS, ("insert_prepped", "upsert_prepped", "bulk_insert_prepped", "delete_prepped",
+                                        "bootstrap", "cluster", "compact", "alter_schema")),
+                    "The write operation.")
+RECORD_KEY_FIELDS = _define(W + "recordkey.field", None, fields, "Record key column(s); required.")
+PARTITION_FIELDS = _define(W + "partitionpath.field", (), fields,
+                           "Partition column(s); with the custom key generator each as field:SIMPLE or "
+                           "field:TIMESTAMP.")
+PRECOMBINE_FIELD = _define(W + "precombine.field", None, text,
+                           "Ordering column: of two records with one key, the greater value wins (no ordering "
+                           "column: the later write wins).")
+ORDERING_FIELDS = _define("hoodie.table.ordering.fields", None, text,
+                          "Hudi 1.1's table-level name of the ordering column.", "hoodie.table.precombine.field")
+HIVE_STYLE = _define(W + "hive_style_partitioning", False, boolean,
+                     "Partition folders named field=value instead of value.")
+URL_ENCODE = _define(W + "partitionpath.urlencode", False, boolean,
+                     "Escape characters of partition values that are special in paths (%XX).")
+KEYGEN_CLASS = _define(W + "keygenerator.class", None, _keygen_class,
+                       "Key generator class (org.apache.hudi.keygen.*); inferred from the key and partition "
+                       "fields when absent, as Hudi does.")
+KEYGEN_TYPE = _define(W + "keygenerator.type", None, choice(KEYGEN_TYPES),
+                      "Key generator by its KeyGeneratorType name (the class takes precedence).")
+TS_TYPE = _define(TIMEBASED + "timestamp.type", None,
+                  choice(TIMESTAMP_TYPES, ("MIXED", "EPOCHMICROSECONDS", "SCALAR")),
+                  "How the timestamp key generator reads the partition column.", OLD_TIMEBASED + "timestamp.type")
+TS_OUTPUT_FORMAT = _define(TIMEBASED + "output.dateformat", "yyyy-MM-dd", text,
+                           "Partition path pattern of the timestamp key generator.",
+                           OLD_TIMEBASED + "output.dateformat")
+TS_INPUT_FORMAT = _define(TIMEBASED + "input.dateformat", "yyyy-MM-dd HH:mm:ss", text,
+                          "Pattern of DATE_STRING partition values.", OLD_TIMEBASED + "input.dateformat")
+TS_TIMEZONE = _define(TIMEBASED + "timezone", "UTC", text, "Time zone of the partition path.",
+                      OLD_TIMEBASED + "timezone")
+TIMESTAMP_OPTIONS = (TS_TYPE, TS_OUTPUT_FORMAT, TS_INPUT_FORMAT, TS_TIMEZONE)
+PARTITIONS_TO_DELETE = _define(W + "partitions.to.delete", (), fields, "Partition paths delete_partition drops.")
+
+# ---- files -----------------------------------------------------------------------------------
+
+SMALL_FILE_LIMIT = _define("hoodie.parquet.small.file.limit", 104857600, number(0, "a size in bytes"),
+                           "Base files smaller than this take new records (copy-on-write upserts and inserts).")
+MAX_FILE_SIZE = _define("hoodie.parquet.max.file.size", 125829120, number(1, "a size in bytes, at least 1"),
+                        "Target size of base files.")
+RECORD_SIZE_ESTIMATE = _define("hoodie.copyonwrite.record.size.estimate", 1024,
+                               number(1, "a size in bytes, at least 1"),
+                               "Estimated bytes per record, to size new file groups.")
+LOG_BLOCK_FORMAT = _define("hoodie.logfile.data.block.format", "avro", choice(LOG_BLOCK_FORMATS),
+                           "Format of log data blocks (merge-on-read).")
+COMPRESSION = _define("hoodie.parquet.compression.codec", "zstd", choice(CODECS, ("lzo",)),
+                      "Parquet codec of base files (zstd: Hudi's default on Spark 3.5 and newer).")
+
+# ---- index -----------------------------------------------------------------------------------
+
+INDEX_TYPE = _define("hoodie.index.type", "SIMPLE",
+                     choice(INDEX_TYPES, ("HBASE", "INMEMORY", "BLOOM", "GLOBAL_BLOOM", "FLINK_STATE", "RECORD_INDEX")),
+                     "How writes find the file group of existing keys.")
+BUCKET_ENGINE = _define("hoodie.index.bucket.engine", "SIMPLE", choice(BUCKET_ENGINES),
+                        "Bucket index flavour (hoodie.index.type=BUCKET).")
+BUCKET_COUNT = _define("hoodie.bucket.index.num.buckets", 256,
+                       number(1, "the number of buckets (file groups) per partition, at least 1"),
+                       "Buckets per partition under the bucket index; fixed when the table is created.")
+BUCKET_HASH_FIELDS = _define("hoodie.bucket.index.hash.field", (), fields,
+                             "Record key fields hashed to a bucket (all of them when absent).")
+BUCKET_PROPERTIES = (INDEX_TYPE, BUCKET_COUNT, BUCKET_HASH_FIELDS)  # what a bucket table keeps in hoodie.properties
+
+# ---- metadata table --------------------------------------------------------------------------
+
+METADATA_ENABLE = _define("hoodie.metadata.enable", True, boolean,
+                          "Maintain the metadata table (false: drop it).")
+COLUMN_STATS_ENABLE = _define("hoodie.metadata.index.column.stats.enable", True, boolean,
+                              "column_stats partition of the metadata table (on by default for Spark writers).")
+BLOOM_FILTER_ENABLE = _define("hoodie.metadata.index.bloom.filter.enable", False, boolean,
+                              "bloom_filters partition of the metadata table.")
+PARTITION_STATS_ENABLE = _define("hoodie.metadata.index.partition.stats.enable", None, boolean,
+                                 "partition_stats partition of the metadata table; by default on when column "
+                                 "stats are (partitioned tables only).")
+METADATA_COMPACT_AFTER = _define("hoodie.metadata.compact.max.delta.commits", 10,
+                                 number(1, "a number of delta commits, at least 1"),
+                                 "Compact the metadata table after this many delta commits.")
+RECORD_INDEX_ENABLE = _define("hoodie.metadata.record.index.enable", "false", off("the record index"),
+                              "The record index (not implemented: only false).")
+
+# ---- parallelism -----------------------------------------------------------------------------
+
+BULK_INSERT_PARALLELISM = _define("hoodie.bulkinsert.shuffle.parallelism", 0, TASKS, "Tasks writing a bulk_insert.")
+INSERT_PARALLELISM = _define("hoodie.insert.shuffle.parallelism", 0, TASKS, "Tasks writing an insert.")
+UPSERT_PARALLELISM = _define("hoodie.upsert.shuffle.parallelism", 0, TASKS, "Tasks writing an upsert.")
+DELETE_PARALLELISM = _define("hoodie.delete.shuffle.parallelism", 0, TASKS, "Tasks writing a delete.")
+PARALLELISM = {"bulk_insert": BULK_INSERT_PARALLELISM, "insert": INSERT_PARALLELISM,
+               "insert_overwrite": INSERT_PARALLELISM, "insert_overwrite_table": INSERT_PARALLELISM,
+               "upsert": UPSERT_PARALLELISM, "delete": DELETE_PARALLELISM}
+
+# ---- Hudi settings of which pyhudi implements one value (the others are refused) -------------
+
+_ONE_VALUE = [
+    ("hoodie.combine.before.insert", off("deduplicating inserts"), ()),
+    (W + "reconcile.schema", off("schema reconciliation"), ()),
+    ("hoodie.clean.automatic", off("automatic cleaning"), ()),
+    ("hoodie.clean.async.enabled", off("asynchronous cleaning"), ("hoodie.clean.async",)),
+    ("hoodie.archive.automatic", off("automatic archiving"), ()),
+    ("hoodie.archive.async", off("asynchronous archiving"), ()),
+    ("hoodie.compact.inline", off("inline compaction"), ()),
+    ("hoodie.compact.schedule.inline", off("scheduling compaction"), ()),
+    ("hoodie.clustering.inline", off("inline clustering"), ("hoodie.datasource.clustering.inline.enable",)),
+    ("hoodie.clustering.schedule.inline", off("scheduling clustering"), ()),
+    ("hoodie.clustering.async.enabled", off("asynchronous clustering"),
+     ("hoodie.datasource.clustering.async.enable",)),
+    ("hoodie.write.table.version", only("8", ("6", "8", "9"), "another table version than 8"), ()),
+]
+POPULATE_META_FIELDS = _define("hoodie.populate.meta.fields", "true",
+                               only("true", ("true", "false"), "tables without meta fields"),
+                               "Write the _hoodie_* meta columns (only true).")
+DROP_PARTITION_COLUMNS = _define(W + "drop.partition.columns", "false",
+                                 off("dropping partition columns from data files"),
+                                 "Leave partition columns out of data files (only false).")
+ONE_VALUE = [_define(key, None, parse, "Apache Hudi setting of which pyhudi implements one value.", *alts)
+             for key, parse, alts in _ONE_VALUE]

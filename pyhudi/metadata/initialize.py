@@ -1,0 +1,131 @@
+"""Building metadata partitions from a listing of the data table: each partition at its own
+`00000000000000xxx` deltacommit, with one base HFile per non-empty file group and the bootstrap
+log file (one empty delete block) per file group. `MetadataWriter.initialize` runs this while
+writers go on, and then catches up with them."""
+from __future__ import annotations
+
+import posixpath
+import time
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+from pyhudi.metadata import contents
+from pyhudi.metadata.errors import MetadataTableError
+from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, file_group_id
+from pyhudi.metadata.layout import init_instant, metadata_table_properties
+from pyhudi.metadata.partition_stats import latest_slice_files, partition_stats
+from pyhudi.metadata.records import (ColumnStats, MetadataRecord, all_partitions_record, bloom_filter_record,
+                                     column_stats_record, partition_files_record)
+from pyhudi.metadata.schema import schema_text_without_meta_fields
+from pyhudi.metadata.state import DataTimeline
+from pyhudi.metadata.stats import parse_column_stats
+from pyhudi.table import file_names, instant_metadata as im, properties
+from pyhudi.table.timeline import Timeline
+
+if TYPE_CHECKING:
+    from pyhudi.metadata.writer import MetadataWriter
+
+MDT_DIRS = ("timeline/history", ".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids", ".schema", ".temp",
+            ".heartbeat")
+Files = dict[str, dict[str, tuple]]  # partition -> file name -> (size, column stats JSON, bloom Base64)
+
+
+def normalise_listing(listing: Mapping[str, Iterable[tuple]]) -> Files:
+    """A listing (partition -> [(file name, size[, column stats[, bloom]])]) by partition and name."""
+    out: Files = {}
+    for partition, entries in listing.items():
+        files = out.setdefault(partition.strip("/") if partition not in (".",) else "", {})
+        for entry in entries:
+            name, size = entry[0], int(entry[1])
+            stats = entry[2] if len(entry) > 2 else None
+            bloom_b64 = entry[3] if len(entry) > 3 else None
+            files[posixpath.basename(name)] = (size, stats, bloom_b64)
+    return out
+
+
+def build(writer: "MetadataWriter", parts: list[str], files: Files, data: DataTimeline) -> list[str]:
+    """Writes the MDT's layout and properties and builds `parts`; returns their instants."""
+    mdt_props = metadata_table_properties(writer.data_props)
+    for d in MDT_DIRS:
+        writer.storage.mkdirs(f"{writer.mdt_path}/.hoodie/{d}")
+    properties.save(writer.storage, writer.mdt_path, mdt_props)
+    cols = writer.columns(data)
+    stats = {p: {name: _file_column_stats(writer, p, name, entry, cols) for name, entry in fs.items()}
+             for p, fs in files.items()}
+    tl = writer.mdt_timeline()
+    instants = []
+    for offset, part in enumerate(parts):
+        t = init_instant(offset)
+        _write_partition(writer, tl, part, t, _records(writer, part, files, stats, cols, data, t))
+        instants.append(t)
+    return instants
+
+
+def _file_column_stats(writer: "MetadataWriter", partition: str, name: str, entry: tuple,
+                       cols) -> dict[str, ColumnStats]:
+    _, stats, _ = entry
+    if stats is None and name.endswith(".parquet"):
+        stats = writer.footer(partition, name)[0]
+    return {s.column_name: s for s in parse_column_stats(name, stats, cols)}
+
+
+def _bloom_records(writer: "MetadataWriter", files: Files, instant: str) -> list[MetadataRecord]:
+    out = []
+    for p, fs in files.items():
+        for name, (_, _, b64) in fs.items():
+            if not file_names.is_base(name):
+                continue
+            btype = writer.bloom_type
+            if b64 is None and name.endswith(".parquet"):
+                _, b64, btype = writer.footer(p, name)
+            if b64:
+                out.append(bloom_filter_record(p, name, instant, b64, btype or writer.bloom_type))
+    return out
+
+
+def _records(writer: "MetadataWriter", part: str, files: Files, stats, cols, data: DataTimeline,
+             instant: str) -> list[MetadataRecord]:
+    if part == FILES:
+        return [all_partitions_record(files)] + [partition_files_record(p, {n: e[0] for n, e in fs.items()})
+                                                 for p, fs in files.items()]
+    if part == COLUMN_STATS:
+        return [column_stats_record(p, s) for p, by_file in stats.items()
+                for by_col in by_file.values() for s in by_col.values()]
+    if part == BLOOM_FILTERS:
+        return _bloom_records(writer, files, instant)
+    if part == PARTITION_STATS:
+        replaced = data.replaced_file_groups()
+        out = []
+        for p, fs in files.items():
+            live = latest_slice_files(fs, data, replaced.get(p, set()))
+            out += partition_stats(p, cols, {n: stats[p].get(n, {}) for n in live})
+        return out
+    raise MetadataTableError(f"cannot initialise metadata partition {part}")
+
+
+def _write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant: str,
+                     records: list[MetadataRecord]) -> None:
+    start = time.monotonic()
+    requested = tl.create_requested("deltacommit", b"", requested_time=instant)
+    inflight = tl.transition_to_inflight(requested, b"")
+    pdir = f"{writer.mdt_path}/{part}"
+    writer.storage.write(f"{pdir}/{file_names.PARTITION_METADATA}",
+                         file_names.partition_metadata_text(instant, 1).encode())
+    count = writer.file_group_counts[part]
+    groups = contents.route(records, count)
+    stats = []
+    for index in range(count):
+        fid = file_group_id(part, index)
+        bootstrap = file_names.LogFileName(fid, instant, 1, contents.BOOTSTRAP_WRITE_TOKEN)
+        writer.storage.write(f"{pdir}/{bootstrap}", contents.bootstrap_log(instant))
+        recs = groups.get(index)
+        if not recs:
+            continue
+        name = str(file_names.BaseFileName(fid, f"{index}-0-0", instant, "hfile"))
+        data = contents.base_hfile(recs, name, writer.compression)
+        writer.storage.write(f"{pdir}/{name}", data)
+        stats.append(contents.write_stat(
+            fileId=fid, path=f"{part}/{name}", numWrites=len(recs), numInserts=len(recs), totalWriteBytes=len(data),
+            partitionPath=part, fileSizeInBytes=len(data),
+            runtimeStats=contents.runtime(create=contents.millis_since(start))))
+    meta = im.commit_metadata({part: stats} if stats else {}, "BULK_INSERT", schema_text_without_meta_fields())
+    tl.complete(inflight, im.encode(im.COMMIT, meta))

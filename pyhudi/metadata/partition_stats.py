@@ -1,0 +1,72 @@
+"""The `partition_stats` partition: per data partition and column, the range over the files of
+the partition's latest file slices (tight bounds), recomputed whenever a write touches it."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from pyhudi.metadata.keys import COLUMN_STATS, column_stats_key
+from pyhudi.metadata.merge import aggregate_stats
+from pyhudi.metadata.reader import read_files, read_partition
+from pyhudi.metadata.records import ColumnStats, MetadataRecord, partition_stats_record
+from pyhudi.metadata.state import DataTimeline, MdtState
+from pyhudi.table.file_slices import build_slices
+
+NEWEST = "9" * 17  # completion time standing in for the instant being committed
+
+
+def latest_slice_files(files: Mapping[str, tuple], data: DataTimeline, replaced: set[str],
+                       current_instant: str | None = None) -> list[str]:
+    """The files of the latest slices of the file groups not `replaced`, counting the instant
+    being committed (`current_instant`) as committed last."""
+    def committed(t):
+        return t == current_instant or data.is_committed(t)
+
+    def completion(t):
+        return NEWEST if t == current_instant else data.completion(t)
+
+    slices = build_slices(files, committed, completion)
+    return [n for fid, s in slices.items() if fid not in replaced for n in s[-1].files()]
+
+
+def partition_stats(partition: str, cols: list[str] | None,
+                    per_file: Mapping[str, Mapping[str, ColumnStats]]) -> list[MetadataRecord]:
+    """`per_file`: the stats of every file of the partition's latest slices. A column some file
+    has no stats for (a log file, a file written before the column existed) gets no record:
+    bounds over the other files could rule out rows that file holds."""
+    out = []
+    for c in cols or []:
+        ranges = [by_col.get(c) for by_col in per_file.values()]
+        if not ranges or None in ranges:
+            continue
+        out.append(partition_stats_record(partition, aggregate_stats(ranges, partition, c, tight=True)))
+    return out
+
+
+def _stored_stats(state: MdtState, partition: str, cols: list[str], names: list[str]) -> list[ColumnStats]:
+    """The live `column_stats` of the given files of a partition."""
+    wanted = [column_stats_key(c, partition, n) for n in names for c in cols]
+    found = read_partition(state, COLUMN_STATS, keys=wanted) if wanted else {}
+    return [r.stats for r in found.values() if r.is_present and r.stats is not None]
+
+
+def for_commit(state: MdtState, partitions: list[str], cols: list[str], instant: str, added, deleted,
+               replaced, new_stats) -> list[MetadataRecord]:
+    """The partition statistics of the partitions a data instant wrote: its own files' stats
+    (`new_stats`) and those the MDT holds for the other files of the latest slices."""
+    current = read_files(state, partitions)
+    replaced_before = state.data.replaced_file_groups()
+    out = []
+    for p in partitions:
+        names = {n: (s, None, None) for n, s in current.get(p, {}).items()}
+        names.update({n: (s, None, None) for n, s in added.get(p, {}).items()})
+        for n in deleted.get(p, ()):
+            names.pop(n, None)
+        groups = replaced_before.get(p, set()) | replaced.get(p, set())
+        live = latest_slice_files(names, state.data, groups, current_instant=instant)
+        mine = new_stats.get(p, {})
+        per_file: dict[str, dict[str, ColumnStats]] = {n: dict(mine.get(n, {})) for n in live}
+        for s in _stored_stats(state, p, cols, [n for n in live if n not in mine]):
+            if s.file_name in per_file:
+                per_file[s.file_name][s.column_name] = s
+        out += partition_stats(p, cols, per_file)
+    return out

@@ -1,0 +1,125 @@
+"""Reading the metadata table as readers see it: the latest file slice of each file group, its
+base HFile merged with the valid blocks of its logs (`MdtState.valid_block`), rollback command
+blocks dropping the blocks they target. The writer reads through this for partition statistics,
+compaction and validation; the connector has its own reader (io.hudimeta.metadata)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from pyhudi import hfile, log as lf
+from pyhudi.metadata.codec import decode_record
+from pyhudi.metadata.keys import (ALL_PARTITIONS_KEY, FILE_ID_PREFIX, FILES, file_group_id, file_group_index,
+                                  files_key, partition_path)
+from pyhudi.metadata.merge import combine
+from pyhudi.metadata.records import MetadataRecord, deletion
+from pyhudi.metadata.state import MdtState
+from pyhudi.table.file_slices import FileSlice
+
+
+@dataclass
+class SliceRead:
+    """A slice's merged records (of the wanted keys) and what the reading saw, for compaction."""
+    records: dict[str, MetadataRecord]
+    base_keys: set[str]
+    log_keys: set[str]
+    log_records: int = 0
+    log_blocks: int = 0
+    rollback_blocks: int = 0
+
+
+def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool]) -> SliceRead:
+    contents = hfile.parse_hfile(state.storage.read(f"{state.mdt_path}/{part}/{name}"))
+    schema = contents.file_info.get(b"schema")
+    schema = schema.decode("utf-8") if schema else None
+    read = SliceRead({}, set(), set())
+    for row, value in contents.cells:
+        key = row.decode("utf-8")
+        read.base_keys.add(key)
+        if want(key):
+            read.records[key] = combine(read.records.get(key), decode_record(key, value, schema))
+    return read
+
+
+def _valid_blocks(state: MdtState, part: str, logs: list[str], read: SliceRead) -> list[lf.LogBlock]:
+    """The data and delete blocks of the logs that count, in log order."""
+    blocks: list[lf.LogBlock] = []
+    for log in logs:
+        for b in lf.read_blocks(state.storage.read(f"{state.mdt_path}/{part}/{log}")):
+            read.log_blocks += 1
+            if b.is_rollback():
+                read.rollback_blocks += 1
+                blocks = [x for x in blocks if x.instant_time != b.target_instant_time]
+            elif b.block_type in (lf.BlockType.HFILE_DATA, lf.BlockType.DELETE) and state.valid_block(b.instant_time):
+                blocks.append(b)
+    return blocks
+
+
+def _apply_block(b: lf.LogBlock, read: SliceRead, want: Callable[[str], bool]) -> None:
+    merged = read.records
+    if b.block_type == lf.BlockType.HFILE_DATA:
+        for row, value in hfile.read_hfile(b.content):
+            key = row.decode("utf-8")
+            read.log_records += 1
+            read.log_keys.add(key)
+            if want(key):
+                merged[key] = combine(merged.get(key), decode_record(key, value, b.schema))
+        return
+    for d in b.deletes():
+        read.log_records += 1
+        if d.record_key is not None:
+            read.log_keys.add(d.record_key)
+            if want(d.record_key):
+                merged[d.record_key] = deletion(d.record_key)
+
+
+def read_slice(state: MdtState, part: str, sl: FileSlice, want: Callable[[str], bool]) -> SliceRead:
+    """The records of the keys `want` accepts in one file slice, merged."""
+    read = _read_base(state, part, sl.base, want) if sl.base else SliceRead({}, set(), set())
+    for b in _valid_blocks(state, part, sl.logs, read):
+        _apply_block(b, read, want)
+    return read
+
+
+def _groups_to_read(part: str, groups: list[str], keys: set[str] | None) -> list[str]:
+    """The file groups that can hold `keys`: keys are routed to file groups by hash."""
+    if keys is None or part not in FILE_ID_PREFIX or groups != [file_group_id(part, i) for i in range(len(groups))]:
+        return groups
+    return sorted({file_group_id(part, 0 if len(groups) == 1 else file_group_index(k, len(groups))) for k in keys})
+
+
+def read_partition(state: MdtState, mdt_partition: str, keys: Iterable[str] | None = None,
+                   prefixes: Iterable[str] | None = None, include_deleted: bool = False) -> dict[str, MetadataRecord]:
+    """Merged records of an MDT partition (all keys, or those of `keys` or starting with one of
+    `prefixes`), by key; deleted records only with `include_deleted`."""
+    keyset = None if keys is None else set(keys)
+    prefixes = None if prefixes is None else tuple(prefixes)
+
+    def want(k: str) -> bool:
+        return (keyset is None or k in keyset) and (prefixes is None or k.startswith(prefixes))
+
+    latest = state.latest(mdt_partition)
+    out: dict[str, MetadataRecord] = {}
+    for fid in _groups_to_read(mdt_partition, sorted(latest), keyset):
+        if fid not in latest:
+            continue
+        for k, r in read_slice(state, mdt_partition, latest[fid], want).records.items():
+            if include_deleted or r.is_present:
+                out[k] = r
+    return dict(sorted(out.items()))
+
+
+def read_files(state: MdtState, partitions: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
+    """partition -> {file name: size} from the `files` partition (all partitions, or those given)."""
+    keys = None if partitions is None else [files_key(p) for p in partitions]
+    return {partition_path(key): rec.live_files()
+            for key, rec in read_partition(state, FILES, keys=keys).items() if key != ALL_PARTITIONS_KEY}
+
+
+def files_listing(state: MdtState) -> dict[str, dict[str, int]]:
+    """The table's partitions (those `__all_partitions__` lists) and their files, sorted."""
+    recs = read_partition(state, FILES)
+    all_parts = recs.get(ALL_PARTITIONS_KEY)
+    parts = sorted(partition_path(p) for p in (all_parts.live_files() if all_parts else {}))
+    return {p: dict(sorted(recs[files_key(p)].live_files().items())) if files_key(p) in recs else {}
+            for p in parts}

@@ -1,0 +1,111 @@
+"""Snapshots of the two timelines the metadata-table writer works from: the data table's
+(`DataTimeline`) and the MDT's own with its file slices (`MdtState`).
+
+Which MDT blocks count follows the readers' rule (connector `MetadataTable`, Hudi's
+`getValidInstantTimestamps`): the block's instant is completed on the MDT, and it is a partition
+initialisation, an MDT compaction, or an instant completed on the data timeline (or older than the
+data timeline's first active instant).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pyhudi.metadata.layout import INIT_INSTANT_PREFIX
+from pyhudi.table import instant_metadata as im
+from pyhudi.table.file_slices import FileSlice, build_slices, committed_rule
+from pyhudi.table.timeline import Instant, Timeline
+
+if TYPE_CHECKING:
+    from pyhudi.metadata.writer import MetadataWriter
+
+DATA_WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")  # the ones that write data files
+
+
+class DataTimeline:
+    """What the MDT writer needs from the data table's timeline."""
+
+    def __init__(self, timeline: Timeline):
+        self.timeline = timeline
+        self.instants = timeline.instants()
+        self.completed = {i.requested_time: i for i in self.instants if i.is_completed}
+        self.pending = {i.requested_time: i for i in self.instants if not i.is_completed}
+        self.is_committed = committed_rule(self.instants)
+
+    def completion(self, instant: str) -> str | None:
+        inst = self.completed.get(instant)
+        return inst.completion_time if inst else None
+
+    def _metadata(self, inst: Instant) -> dict:
+        return im.decode(self.timeline.read(inst), layout_version=self.timeline.layout)
+
+    def replaced_file_groups(self) -> dict[str, set[str]]:
+        """partition -> file ids replaced by completed replacecommits (and clusterings)."""
+        out: dict[str, set[str]] = {}
+        for inst in self.completed.values():
+            if inst.action != "replacecommit":
+                continue
+            for p, ids in im.replaced_file_ids(self._metadata(inst)).items():
+                out.setdefault(p, set()).update(ids)
+        return out
+
+    def latest_schema(self) -> str | None:
+        for inst in sorted(self.completed.values(), key=lambda i: i.requested_time, reverse=True):
+            if inst.action not in DATA_WRITE_ACTIONS:
+                continue
+            schema = im.schema_of(self._metadata(inst))
+            if schema:
+                return schema
+        return None
+
+
+class MdtState:
+    """A snapshot of the MDT timeline and the data timeline, for one public operation."""
+
+    def __init__(self, writer: "MetadataWriter"):
+        self.storage = writer.storage
+        self.mdt_path = writer.mdt_path
+        self.timeline = writer.mdt_timeline()
+        self.instants = self.timeline.instants()
+        self.completed = {i.requested_time: i for i in self.instants if i.is_completed}
+        self.pending = [i for i in self.instants if not i.is_completed]
+        self.data = DataTimeline(writer.data_timeline())
+        self._listings: dict[str, list[tuple[str, int]]] = {}
+        self._slices: dict[str, dict[str, list[FileSlice]]] = {}
+
+    def committed(self, instant: str) -> bool:
+        return instant in self.completed
+
+    def completion(self, instant: str) -> str | None:
+        inst = self.completed.get(instant)
+        return inst.completion_time if inst else None
+
+    def pending_compactions(self) -> list[Instant]:
+        return [i for i in self.pending if i.action == "compaction"]
+
+    def valid_block(self, instant: str) -> bool:
+        """May readers use MDT data written at `instant`? (module comment)"""
+        inst = self.completed.get(instant)
+        if inst is None:
+            return False
+        if instant.startswith(INIT_INSTANT_PREFIX) or inst.action != "deltacommit":
+            return True
+        return self.data.is_committed(instant)
+
+    def listing(self, part: str) -> list[tuple[str, int]]:
+        """(name, size) of the files of an MDT partition."""
+        if part not in self._listings:
+            entries = self.storage.list(f"{self.mdt_path}/{part}")
+            self._listings[part] = [(e.name, e.size) for e in entries if not e.is_dir]
+        return self._listings[part]
+
+    def size(self, part: str, name: str) -> int:
+        return dict(self.listing(part)).get(name, 0)
+
+    def slices(self, part: str) -> dict[str, list[FileSlice]]:
+        if part not in self._slices:
+            self._slices[part] = build_slices((n for n, _ in self.listing(part)), self.committed,
+                                              self.completion)
+        return self._slices[part]
+
+    def latest(self, part: str) -> dict[str, FileSlice]:
+        return {fid: s[-1] for fid, s in self.slices(part).items()}

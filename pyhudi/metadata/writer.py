@@ -1,0 +1,361 @@
+"""The metadata-table (MDT) writer: `<base>/.hoodie/metadata` as Apache Hudi 1.0 writes it for
+table version 8 (FORMAT-NOTES §2.3, §2.4, §5, §6.2, §6.3, §7).
+
+The MDT is a merge-on-read Hudi table of its own: HFile base files and log files of HFile data
+blocks and delete blocks, one directory per MDT partition, file groups `files-0000-0`,
+`col-stats-0000-0`, ... (`keys`). `MetadataWriter` does what the write protocol (DESIGN.md step 5)
+needs, for the MDT partitions it maintains (`partitions=`):
+
+* `initialize` builds them from a listing of the data table (`initialize` module), then lists
+  them in the data table's hoodie.properties. It does not block writers (RFC-15 "Initial
+  creation"): while the partitions are listed as inflight and the build's heartbeat is fresh,
+  writers leave the MDT alone; the build then applies the data instants completed since its
+  listing (`catch_up`) before it marks the partitions done. The last catch-up and the mark are
+  made under the `handoff` lock, which a writer that found the build running takes to decide
+  again and complete its instant: no write goes unseen by both;
+* `commit` writes one MDT deltacommit at a data instant's time, before the data instant is
+  published (`commit` module); completed data instants the MDT misses are applied first;
+* `compact_if_needed` / `compact` (`compaction`), `clean` (`clean`), `rollback` of an MDT
+  deltacommit that never became visible, `delete` of the whole MDT, `validate` against a storage
+  listing (`validate`), and reads as readers see the MDT (`reader`).
+"""
+from __future__ import annotations
+
+import posixpath
+from typing import Callable, Iterable, Mapping
+
+from pyhudi.metadata import catch_up as catch_up_mod, clean as clean_mod, commit as commit_mod, compaction
+from pyhudi.metadata import initialize as init_mod, reader
+from pyhudi.metadata.errors import MetadataTableError
+from pyhudi.metadata.keys import DEFAULT_FILE_GROUP_COUNT, FILES, PARTITION_STATS
+from pyhudi.metadata.layout import (DEFAULT_PARTITIONS, INFLIGHT_PARTITIONS_KEY, INIT_INSTANT_PREFIX, PARTITIONS_KEY,
+                                    SUPPORTED_PARTITIONS, completed_partitions, csv, metadata_path,
+                                    validate_partitions)
+from pyhudi.metadata.locks import HANDOFF_LOCK, HEARTBEAT_EXPIRY_S, HEARTBEAT_FILE, HandoffLock, Heartbeat, age_s
+from pyhudi.metadata.records import MetadataRecord
+from pyhudi.metadata.state import DataTimeline, MdtState
+from pyhudi.metadata.stats import DEFAULT_MAX_COLUMNS_TO_INDEX, columns_to_index, read_footer
+from pyhudi.metadata.validate import differences
+from pyhudi.storage import Storage
+from pyhudi.table import properties
+from pyhudi.table.file_slices import file_id_and_instant, listing_from_storage
+from pyhudi.table.timeline import COMPLETED, Instant, InstantTimeGenerator, Timeline
+from pyhudi.write import bloom as bloom_mod
+
+
+def _no_progress(stage: str, detail: str) -> None:
+    pass
+
+
+class MetadataWriter:
+    """Writes the metadata table of the data table at `base_path` (see the module comment).
+
+    `data_props` is the data table's hoodie.properties; the writer updates
+    `hoodie.table.metadata.partitions` in it (in place) and on storage.
+
+    `partitions`: the MDT partitions to maintain - `files` always, `column_stats`,
+    `bloom_filters` and `partition_stats` (which needs `column_stats`) as wanted; all four by
+    default. Only these are built by `initialize` and written by `commit`, compacted and cleaned.
+    A partition the MDT holds but this set lacks is dropped at the next `commit` (as Hudi does when
+    e.g. hoodie.metadata.index.column.stats.enable turns false): the data table stops listing it,
+    then its folder goes. `partition_stats` is never built for a non-partitioned table.
+    """
+
+    def __init__(self, storage: Storage, base_path: str, data_props: dict[str, str], *,
+                 partitions: Iterable[str] = DEFAULT_PARTITIONS,
+                 file_group_counts: Mapping[str, int] | None = None,
+                 bloom_type: str = bloom_mod.DYNAMIC_V0,
+                 compression: str = "gz",
+                 max_columns_to_index: int = DEFAULT_MAX_COLUMNS_TO_INDEX):
+        if data_props.get("hoodie.table.version") != str(properties.TABLE_VERSION):
+            raise MetadataTableError(f"the metadata-table writer writes table version {properties.TABLE_VERSION}; "
+                                     f"{base_path} is version {data_props.get('hoodie.table.version')}")
+        self.maintained = validate_partitions(list(partitions))
+        self.storage = storage
+        self.base_path = base_path.rstrip("/")
+        self.data_props = data_props
+        self.mdt_path = metadata_path(self.base_path)
+        self.file_group_counts = {**DEFAULT_FILE_GROUP_COUNT, **(file_group_counts or {})}
+        self.bloom_type = bloom_type
+        self.compression = compression
+        self.max_columns_to_index = max_columns_to_index
+        self._times = InstantTimeGenerator.for_table(storage, self.base_path)
+        self._footers: dict[tuple[str, str], tuple] = {}
+        self._building: list[str] | None = None  # the partitions `initialize` is building
+
+    # ---- basics ----------------------------------------------------------------------------
+    def exists(self) -> bool:
+        return self.storage.exists(f"{self.mdt_path}/.hoodie/{properties.PROPS_FILE}")
+
+    def partitions(self) -> list[str]:
+        """MDT partitions the data table lists as completed and this writer maintains."""
+        return [p for p in completed_partitions(self.data_props) if p in self.maintained]
+
+    def _live_partitions(self) -> list[str]:
+        """The partitions commits write to: the completed ones, or the ones being built."""
+        return self._building if self._building is not None else self.partitions()
+
+    def data_timeline(self) -> Timeline:
+        return Timeline.for_table(self.storage, self.base_path, self.data_props)
+
+    def mdt_timeline(self) -> Timeline:
+        tl = Timeline(self.storage, self.mdt_path, 2, "timeline")
+        tl.times = self._times  # one generator for both timelines: MDT times interleave with data times
+        return tl
+
+    def _is_partitioned(self) -> bool:
+        return bool(csv(self.data_props.get("hoodie.table.partition.fields")))
+
+    def columns(self, data: DataTimeline, schema: str | None = None) -> list[str] | None:
+        """The columns `column_stats` indexes, from `schema` or the table's latest one."""
+        schema = schema or data.latest_schema() or self.data_props.get("hoodie.table.create.schema")
+        if not schema:
+            return None
+        populate = self.data_props.get("hoodie.populate.meta.fields", "true").lower() != "false"
+        return columns_to_index(schema, populate, self.max_columns_to_index)
+
+    def footer(self, partition: str, name: str) -> tuple[str, str | None, str | None]:
+        """(column stats, bloom Base64, bloom type) from a Parquet base file's footer, cached."""
+        if (partition, name) not in self._footers:
+            path = posixpath.join(self.base_path, partition, name)  # join drops an empty partition
+            self._footers[(partition, name)] = read_footer(self.storage.fs, path)
+        return self._footers[(partition, name)]
+
+    def _save_data_props(self, updates: Mapping[str, str | None] | Callable[[dict], Mapping[str, str | None]]
+                         ) -> None:
+        """Applies `updates` (or what it computes from them) to hoodie.properties as stored now (a
+        build runs long; others may have changed other keys meanwhile) and to `data_props`."""
+        current = properties.load(self.storage, self.base_path)
+        for k, v in (updates(current) if callable(updates) else updates).items():
+            if v is None:
+                current.pop(k, None)
+            else:
+                current[k] = v
+        properties.save(self.storage, self.base_path, current, updated=True)
+        self.data_props.clear()
+        self.data_props.update(current)
+
+    # ---- initialisation -------------------------------------------------------------------
+    def initialize(self, data_timeline: Timeline | None = None,
+                   listing: Mapping[str, Iterable[tuple]] | None = None,
+                   progress: Callable[[str, str], None] = _no_progress) -> list[str]:
+        """Creates the MDT of a table that has none, without blocking writers, and returns the
+        initialisation instants (module comment).
+
+        `listing`: partition path -> [(file name, size, column stats or None[, bloom])] of the
+        files of the instants completed on `data_timeline` (`listing_from_storage` when None).
+        Column stats are `column_stats_json` output; base files without them (and without a bloom
+        filter) are read from their Parquet footers. `progress(stage, detail)` is told of the
+        stages "listed", "built", "caught-up", "handing-over" (under the `handoff` lock) and "ready".
+        """
+        if self.exists() and FILES in self.partitions():
+            raise MetadataTableError(f"{self.mdt_path} already exists; delete() it first to rebuild it")
+        if self.build_in_progress():
+            raise MetadataTableError(f"another process is building {self.mdt_path} (its heartbeat is fresh); "
+                                     f"wait for it, or delete() the metadata table if that process is gone")
+        if self.storage.exists(self.mdt_path):
+            self.storage.delete(self.mdt_path)  # left over by an initialisation that died
+        data_timeline = data_timeline or self.data_timeline()
+        data = DataTimeline(data_timeline)
+        parts = [p for p in self.maintained if p != PARTITION_STATS or self._is_partitioned()]
+        # readers skip a metadata table whose partitions are inflight: a crash from here on is harmless
+        self._save_data_props({PARTITIONS_KEY: "", INFLIGHT_PARTITIONS_KEY: ",".join(sorted(parts))})
+        self.storage.mkdirs(f"{self.mdt_path}/.hoodie/.heartbeat")
+        with Heartbeat(self.storage, f"{self.mdt_path}/{HEARTBEAT_FILE}"):
+            if listing is None:
+                listing = listing_from_storage(self.storage, self.base_path, data_timeline)
+            files = init_mod.normalise_listing(listing)
+            progress("listed", f"{sum(len(f) for f in files.values())} files in {len(files)} partitions")
+            self._footers = {}
+            instants = init_mod.build(self, parts, files, data)
+            progress("built", f"partitions {', '.join(parts)}")
+            applied = self._hand_over(parts, set(data.completed), progress)
+        progress("ready", f"partitions {', '.join(parts)}; {len(applied)} writes made during the build applied")
+        return instants
+
+    def _hand_over(self, parts: list[str], snapshot: set[str], progress: Callable[[str, str], None]) -> list[str]:
+        """Applies the writes completed since the listing `snapshot`, the last ones under the
+        hand-off lock, and marks `parts` built; returns the instants applied."""
+        self._building = parts
+        try:
+            applied = self.catch_up(covered=lambda i: i.requested_time in snapshot)
+            progress("caught-up", f"{len(applied)} instants completed during the build applied")
+            with self.handoff():  # writers completing now wait for the last few instants and the mark
+                progress("handing-over", "writers finishing now wait for the last catch-up")
+                applied += self.catch_up(covered=lambda i: i.requested_time in snapshot)
+                # the table was rebuilt from scratch: exactly these partitions exist now
+                self._save_data_props({PARTITIONS_KEY: ",".join(sorted(parts)), INFLIGHT_PARTITIONS_KEY: ""})
+        finally:
+            self._building = None
+        return applied
+
+    def handoff(self) -> HandoffLock:
+        """The lock under which a build makes its last catch-up and marks the MDT ready, and a
+        writer that found the build running decides again and completes its instant: so no write
+        completes unseen by both the build and the MDT (hold it briefly)."""
+        return HandoffLock(self.storage, f"{self.base_path}/{HANDOFF_LOCK}")
+
+    def build_in_progress(self) -> bool:
+        """Whether another process is building this MDT now: partitions inflight, heartbeat fresh."""
+        if not csv(self.data_props.get(INFLIGHT_PARTITIONS_KEY)):
+            return False
+        age = age_s(self.storage, f"{self.mdt_path}/{HEARTBEAT_FILE}")
+        return age is not None and age < HEARTBEAT_EXPIRY_S
+
+    def drop_unmaintained(self) -> list[str]:
+        """Drops the MDT partitions the data table lists as built but this writer does not
+        maintain: first the data table stops listing them (readers then do without them), then
+        their folders go. Returns the partitions dropped."""
+        def unlisted(current: dict) -> dict[str, str]:
+            listed = csv(current.get(PARTITIONS_KEY))
+            return {PARTITIONS_KEY: ",".join(p for p in listed if p not in dropped)}
+
+        dropped = [p for p in completed_partitions(self.data_props)
+                   if p in SUPPORTED_PARTITIONS and p not in self.maintained]
+        if dropped:
+            self._save_data_props(unlisted)
+            for part in dropped:
+                self.storage.delete(f"{self.mdt_path}/{part}")
+        return dropped
+
+    # ---- commits --------------------------------------------------------------------------
+    def commit(self, instant: str, action: str, write_stats: Iterable[Mapping],
+               replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
+               deleted_files: Mapping[str, Iterable[str]] | None = None, *,
+               deleted_partitions: Iterable[str] = (), operation: str | None = None,
+               schema: str | None = None) -> Instant:
+        """Writes the MDT deltacommit of data instant `instant` (call it before completing the
+        data instant) and returns the completed MDT instant.
+
+        `write_stats`: the files this instant wrote (`commit` module). `replaced_file_ids`:
+        partition -> file groups a replacecommit replaces (they stay listed until a clean removes
+        their files). `deleted_files`: partition -> names of files removed from storage (clean,
+        rollback). `deleted_partitions`: partitions gone entirely. `operation`: the write
+        operation (delete_partition also drops the partitions' statistics). `schema`: the
+        writer schema of this instant (column selection; the latest committed one when None).
+        """
+        if not self.exists() or FILES not in self._live_partitions():
+            raise MetadataTableError(f"{self.base_path} has no metadata table; initialize() it first")
+        self.drop_unmaintained()
+        _, state = catch_up_mod.catch_up(self, None)
+        return self.commit_now(instant, action, write_stats, replaced_file_ids, deleted_files,
+                               deleted_partitions=deleted_partitions, operation=operation, schema=schema, state=state)
+
+    def commit_now(self, instant: str, action: str, write_stats: Iterable[Mapping],
+                   replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
+                   deleted_files: Mapping[str, Iterable[str]] | None = None, *,
+                   deleted_partitions: Iterable[str] = (), operation: str | None = None,
+                   schema: str | None = None, state: MdtState | None = None) -> Instant:
+        """`commit` without catching up first (what the catch-up applies instants with)."""
+        state = state or MdtState(self)
+        self.rollback_failed(state)
+        if instant in {i.requested_time for i in state.instants}:
+            self.rollback(instant)  # a retry of the same data instant: apply it afresh
+        state = MdtState(self)
+        records, deletes = self.instant_records(state, instant, action, write_stats, replaced_file_ids,
+                                                deleted_files, deleted_partitions=deleted_partitions,
+                                                operation=operation, schema=schema)
+        return commit_mod.write_deltacommit(state, self.storage, instant, records, deletes, self.file_group_counts,
+                                            self.compression)
+
+    def instant_records(self, state: MdtState, instant: str, action: str, write_stats: Iterable[Mapping],
+                        replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
+                        deleted_files: Mapping[str, Iterable[str]] | None = None, *,
+                        deleted_partitions: Iterable[str] = (), operation: str | None = None,
+                        schema: str | None = None) -> tuple[dict[str, list[MetadataRecord]], dict[str, list[str]]]:
+        """The records (and delete-block keys) a data instant yields, per live MDT partition."""
+        change = commit_mod.DataInstant(
+            instant, action, [dict(s) for s in write_stats],
+            {p: set(ids) for p, ids in (replaced_file_ids or {}).items()},
+            {p: [posixpath.basename(n) for n in names] for p, names in (deleted_files or {}).items()},
+            list(deleted_partitions), operation, self.bloom_type)
+        return commit_mod.records_of(state, change, self._live_partitions(), self.columns(state.data, schema))
+
+    def catch_up(self, covered: Callable[[Instant], bool] | None = None) -> list[str]:
+        """Applies the completed data writes the MDT misses, in completion order, until none is
+        left; returns their instant times (`catch_up` module)."""
+        return catch_up_mod.catch_up(self, covered)[0]
+
+    # ---- rollback ---------------------------------------------------------------------------
+    def rollback(self, instant: str) -> bool:
+        """Removes what the MDT deltacommit `instant` wrote (its log files, then its instant
+        files, the completed one first). Only for instants the data table never completed:
+        their blocks were never visible to readers. Returns whether anything was there."""
+        if instant.startswith(INIT_INSTANT_PREFIX):
+            raise MetadataTableError(f"{instant} initialises a metadata partition; delete() and "
+                                     "initialize() the metadata table instead")
+        if instant in DataTimeline(self.data_timeline()).completed:
+            raise MetadataTableError(f"data instant {instant} is completed; its metadata-table commit stays")
+        tl = self.mdt_timeline()
+        found = [i for i in tl.instant_files() if i.requested_time == instant]
+        if not found:
+            return False
+        for inst in found:
+            if inst.state == COMPLETED:
+                self.storage.delete(f"{tl.dir}/{inst.file_name(2)}")
+        for part in SUPPORTED_PARTITIONS:
+            for e in self.storage.list(f"{self.mdt_path}/{part}"):
+                parsed = None if e.is_dir else file_id_and_instant(e.name)
+                if parsed and parsed[1] == instant:
+                    self.storage.delete(f"{self.mdt_path}/{part}/{e.name}")
+        pending = [i for i in found if i.state != COMPLETED]
+        if pending:
+            tl.delete_pending(pending[0])
+        return True
+
+    def rollback_failed(self, state: MdtState) -> None:
+        """Rolls back pending MDT compactions and deltacommits, and finishes pending cleans, left
+        by writers that died."""
+        for inst in state.pending:
+            if inst.requested_time.startswith(INIT_INSTANT_PREFIX):
+                continue
+            if inst.action == "deltacommit":
+                if inst.requested_time not in state.data.completed:
+                    self.rollback(inst.requested_time)
+            elif inst.action == "compaction":
+                compaction.rollback_compaction(self, inst)
+            elif inst.action == "clean":
+                clean_mod.finish_pending(self, state, inst)
+
+    # ---- reading, table services, removal ---------------------------------------------------
+    def read_partition(self, mdt_partition: str, keys: Iterable[str] | None = None,
+                       prefixes: Iterable[str] | None = None, *, state: MdtState | None = None,
+                       include_deleted: bool = False) -> dict[str, MetadataRecord]:
+        """Merged records of an MDT partition as readers see them (`reader.read_partition`)."""
+        return reader.read_partition(state or MdtState(self), mdt_partition, keys, prefixes, include_deleted)
+
+    def files_listing(self) -> dict[str, dict[str, int]]:
+        """The table's partitions and files (name -> size) as the MDT `files` partition lists them."""
+        return reader.files_listing(MdtState(self))
+
+    def validate(self, listing: Mapping[str, Iterable] | None = None) -> dict:
+        """Differences between the MDT `files` partition and a storage listing of committed files
+        (`listing_from_storage` when None); see `validate.differences`."""
+        if listing is None:
+            listing = listing_from_storage(self.storage, self.base_path, self.data_timeline())
+        return differences(self.files_listing(), listing)
+
+    def deltacommits_since_compaction(self, state: MdtState | None = None) -> int:
+        return compaction.deltacommits_since_compaction(state or MdtState(self))
+
+    def compact_if_needed(self, max_deltacommits: int = compaction.DEFAULT_MAX_DELTACOMMITS) -> str | None:
+        """Compacts the MDT when `max_deltacommits` deltacommits (partition initialisations
+        included) completed since its last compaction; returns the compaction instant or None."""
+        if not self.exists() or self.deltacommits_since_compaction() < max_deltacommits:
+            return None
+        return self.compact()
+
+    def compact(self) -> str | None:
+        """Merges the latest slice of every MDT file group into a new base HFile (`compaction`)."""
+        return compaction.compact(self)
+
+    def clean(self, retain: int = clean_mod.DEFAULT_RETAINED_SLICES) -> str | None:
+        """Deletes the files of all but the latest `retain` file slices of every MDT file group
+        (`clean`); None when nothing is old enough."""
+        return clean_mod.clean(self, retain)
+
+    def delete(self) -> None:
+        """Drops the metadata table: first the data table stops listing its partitions (readers
+        then list storage), then the directory goes."""
+        self._save_data_props({PARTITIONS_KEY: None, INFLIGHT_PARTITIONS_KEY: None})
+        self.storage.delete(self.mdt_path)

@@ -1,0 +1,19 @@
+"""Min/max value wrappers: which one a column type gets, and Java's order of values."""
+from pyhudi.metadata.wrappers import (BOOLEAN, BYTES, DATE, DECIMAL, DOUBLE, FLOAT, INT, LONG, STRING, compare, wrap,
+                                      wrapper_for_type, wrapper_names)
+
+
+def test_wrapper_names_and_column_types():
+    assert wrapper_names()[:8] == ("BooleanWrapper", "IntWrapper", "LongWrapper", "FloatWrapper",
+                                   "DoubleWrapper", "BytesWrapper", "StringWrapper", "DateWrapper")
+    cases = {"string": STRING, "large_string": STRING, "int32": INT, "int16": INT,
+             "int64": LONG, "timestamp[us, tz=UTC]": LONG, "float": FLOAT, "double": DOUBLE,
+             "bool": BOOLEAN, "binary": BYTES, "decimal128(10, 2)": DECIMAL, "date32[day]": DATE,
+             "list<item: string>": None, "struct<a: int32>": None}
+    assert {t: wrapper_for_type(t) for t in cases} == cases
+
+
+def test_java_order():
+    # Java String.compareTo order for strings (UTF-16 units), signed bytes for ByteBuffer
+    assert compare(wrap("\uffff", STRING), wrap("\U0001F600", STRING)) == 1
+    assert compare(wrap(b"\x80", BYTES), wrap(b"\x01", BYTES)) == -1
