@@ -7,7 +7,7 @@
 * refused: any other Apache Hudi option ("<key> is an Apache Hudi option pyhudi does not support
   yet"), since ignoring it could write something else than the job asks for;
 * refused as unknown, with the nearest known key: a `hoodie.*` key that Apache Hudi 1.x does not
-  define (`hudi_keys.KEYS`) and pyhudi does not honour.
+  define (`hudi_keys.tsv`) and pyhudi does not honour.
 
 Keys outside `hoodie.*` (Spark's own, "path") are not checked.
 """
@@ -15,13 +15,22 @@ from __future__ import annotations
 
 import difflib
 import logging
+from pathlib import Path
 from typing import Iterable, Mapping
 
-from pyhudi.config.hudi_keys import KEYS
 from pyhudi.config.options import REGISTRY
 from pyhudi.config.parsers import OptionError
 
 log = logging.getLogger(__name__)
+
+
+def _catalogue() -> dict[str, str]:
+    """Apache Hudi's option keys -> the Hudi class defining each (hudi_keys.tsv, generated data)."""
+    text = (Path(__file__).with_name("hudi_keys.tsv")).read_text(encoding="utf-8")
+    return dict(line.split("\t", 1) for line in text.splitlines() if line and not line.startswith("#"))
+
+
+KEYS = _catalogue()
 
 HONOURED, WARN, UNSUPPORTED, UNKNOWN = "honoured", "ignored with a warning", "unsupported", "unknown"
 

@@ -2,7 +2,7 @@
 defined once, alternatives resolve to it, and every key is one Apache Hudi defines."""
 import pytest
 
-from pyhudi.config import REGISTRY, OptionError, honoured, hudi_keys
+from pyhudi.config import HUDI_KEYS, REGISTRY, OptionError, honoured
 from pyhudi.config import options as o
 from pyhudi.config import parsers as p
 
@@ -40,7 +40,7 @@ def test_each_option_is_defined_once_under_keys_hudi_defines():
     keys = [k for opt in every for k in opt.keys]
     assert len(keys) == len(set(keys)) == len(REGISTRY)
     assert all(REGISTRY[k] is opt for opt in every for k in opt.keys)
-    assert [k for k in keys if k not in hudi_keys.KEYS] == []
+    assert [k for k in keys if k not in HUDI_KEYS] == []
 
 
 def test_the_six_keys_of_the_issue_are_honoured():

@@ -4,11 +4,11 @@ import logging
 
 import pytest
 
-from pyhudi.config import HONOURED, UNKNOWN, UNSUPPORTED, WARN, OptionError, check, classify, hudi_keys
+from pyhudi.config import HONOURED, HUDI_KEYS, UNKNOWN, UNSUPPORTED, WARN, OptionError, check, classify
 
 
 def test_catalogue_holds_hudi_1x_keys_of_every_area():
-    keys = hudi_keys.KEYS
+    keys = HUDI_KEYS
     assert len(keys) > 900
     for key, group in [("hoodie.datasource.write.operation", "DataSourceWriteOptions"),
                        ("hoodie.datasource.query.type", "DataSourceReadOptions"),
@@ -61,7 +61,7 @@ def test_classification(key, kind):
 
 
 def test_every_catalogued_key_has_a_verdict():
-    kinds = {classify(k)[0] for k in hudi_keys.KEYS}
+    kinds = {classify(k)[0] for k in HUDI_KEYS}
     assert kinds == {HONOURED, WARN, UNSUPPORTED}
 
 

@@ -102,9 +102,9 @@ def test_database_and_custom_partition_fields_are_recorded():
 
 
 def test_property_keys_are_apache_hudi_keys():
-    from pyhudi.config import hudi_keys
+    from pyhudi.config import HUDI_KEYS
 
     keys = [v for k, v in vars(properties).items() if k.isupper() and isinstance(v, str) and v.startswith("hoodie.")
             and k not in ("PROPS_FILE", "BACKUP_FILE")]
     assert len(keys) > 20
-    assert [k for k in keys if k not in hudi_keys.KEYS] == []
+    assert [k for k in keys if k not in HUDI_KEYS] == []
