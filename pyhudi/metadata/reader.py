@@ -50,7 +50,13 @@ def _valid_blocks(state: MdtState, part: str, logs: list[str], read: SliceRead) 
             if b.is_rollback():
                 read.rollback_blocks += 1
                 blocks = [x for x in blocks if x.instant_time != b.target_instant_time]
-            elif b.block_type in (lf.BlockType.HFILE_DATA, lf.BlockType.DELETE) and state.valid_block(b.instant_time):
+            elif b.block_type in (lf.BlockType.HFILE_DATA, lf.BlockType.DELETE):
+                compacted = b.header.get(lf.HeaderKey.COMPACTED_BLOCK_TIMES)
+                if not state.valid_block(b.instant_time, log_compacted=compacted is not None):
+                    continue
+                if compacted is not None:  # a log compaction's block replaces those of the instants it lists
+                    replaced = set(compacted.split(","))
+                    blocks = [x for x in blocks if x.instant_time not in replaced]
                 blocks.append(b)
     return blocks
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyhudi.metadata.layout import INIT_INSTANT_PREFIX
+from pyhudi.metadata.validity import ABSENT, COMPLETED, PENDING, block_is_valid
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.file_slices import FileSlice, build_slices, committed_rule
 from pyhudi.table.timeline import Instant, Timeline
@@ -30,6 +30,7 @@ class DataTimeline:
         self.completed = {i.requested_time: i for i in self.instants if i.is_completed}
         self.pending = {i.requested_time: i for i in self.instants if not i.is_completed}
         self.is_committed = committed_rule(self.instants)
+        self.first = min((i.requested_time for i in self.instants), default=None)
 
     def completion(self, instant: str) -> str | None:
         inst = self.completed.get(instant)
@@ -82,14 +83,13 @@ class MdtState:
     def pending_compactions(self) -> list[Instant]:
         return [i for i in self.pending if i.action == "compaction"]
 
-    def valid_block(self, instant: str) -> bool:
-        """May readers use MDT data written at `instant`? (module comment)"""
+    def valid_block(self, instant: str | None, log_compacted: bool = False) -> bool:
+        """May readers use MDT data written at `instant`? (pyhudi.metadata.validity)"""
         inst = self.completed.get(instant)
-        if inst is None:
-            return False
-        if instant.startswith(INIT_INSTANT_PREFIX) or inst.action != "deltacommit":
-            return True
-        return self.data.is_committed(instant)
+        data = self.data
+        state = COMPLETED if instant in data.completed else PENDING if instant in data.pending else ABSENT
+        return block_is_valid(instant, log_compacted=log_compacted, mdt_action=inst.action if inst else None,
+                              data=state, first_data_instant=data.first)
 
     def listing(self, part: str) -> list[tuple[str, int]]:
         """(name, size) of the files of an MDT partition."""

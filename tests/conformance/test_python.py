@@ -56,8 +56,16 @@ def metadata_keys(given):
     return run[given["function"]](**args)
 
 
+def metadata_block_validity(given):
+    from pyhudi.metadata.validity import block_is_valid
+
+    return block_is_valid(given["instant"], log_compacted=given["logCompacted"], mdt_action=given["mdtAction"],
+                          data=given["data"], first_data_instant=given["firstDataInstant"])
+
+
 RUNNERS = {"instant_file_names": instant_file_names, "base_file_names": base_file_names,
-           "log_file_names": log_file_names, "metadata_keys": metadata_keys}
+           "log_file_names": log_file_names, "metadata_keys": metadata_keys,
+           "metadata_block_validity": metadata_block_validity}
 
 
 def _cases():

@@ -252,26 +252,22 @@ public final class MetadataTable implements Closeable {
    * suffix after a 17-digit instant (from source, not in any fixture); those count as the MDT's own.
    */
   public boolean isValidInstant(String t) {
+    return isValidBlock(t, false);
+  }
+
+  /** {@link BlockValidity#isValid} with this table's MDT and data timelines. */
+  private boolean isValidBlock(String t, boolean logCompacted) {
     if (t == null || !visibility.isCommitted(t)) {
       return false;
     }
-    if (t.startsWith(INIT_INSTANT_PREFIX)) {
-      return true;
-    }
     Instant mdtInstant = timeline.findCompleted(t);
-    if (mdtInstant != null && !mdtInstant.action().equals(Instant.DELTA_COMMIT)) {
-      return true; // MDT compaction
-    }
-    if (dataTimeline.containsCompleted(t)) {
-      return true;
-    }
-    if (dataTimeline.find(t) != null) {
-      return false; // pending or failed on the data table
-    }
-    if (t.length() > 17) {
-      return true; // 0.x (v6) MDT-internal deltacommits: <instant> + 3-digit suffix (init 010+, log compaction 005)
-    }
-    return firstDataInstant != null && t.compareTo(firstDataInstant) < 0;
+    String mdtAction = mdtInstant == null ? Instant.DELTA_COMMIT : mdtInstant.action(); // archived: a deltacommit
+    BlockValidity.DataState data = dataTimeline.containsCompleted(t)
+      ? BlockValidity.DataState.COMPLETED
+      : dataTimeline.find(t) != null
+        ? BlockValidity.DataState.PENDING
+        : BlockValidity.DataState.ABSENT;
+    return BlockValidity.isValid(t, logCompacted, mdtAction, data, firstDataInstant);
   }
 
   // ---- file slices ----
@@ -473,7 +469,7 @@ public final class MetadataTable implements Closeable {
           }
           case HFILE_DATA, DELETE -> {
             String compacted = block.header(HeaderKey.COMPACTED_BLOCK_TIMES);
-            boolean usable = compacted != null ? visibility.isCommitted(instant) : isValidInstant(instant);
+            boolean usable = isValidBlock(instant, compacted != null);
             if (!usable) {
               LOG.debug("Skipping {}: instant {} is not valid for readers", block, instant);
               continue;

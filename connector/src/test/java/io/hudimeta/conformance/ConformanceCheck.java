@@ -2,6 +2,7 @@ package io.hudimeta.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hudimeta.metadata.BlockValidity;
 import io.hudimeta.metadata.MetadataKeys;
 import io.hudimeta.table.BaseFile;
 import io.hudimeta.table.FileNames;
@@ -35,7 +36,9 @@ public final class ConformanceCheck {
     "log_file_names",
     ConformanceCheck::logFile,
     "metadata_keys",
-    ConformanceCheck::metadataKey
+    ConformanceCheck::metadataKey,
+    "metadata_block_validity",
+    ConformanceCheck::blockValidity
   );
 
   private ConformanceCheck() {}
@@ -157,5 +160,15 @@ public final class ConformanceCheck {
       case "fileGroupIndex" -> MetadataKeys.fileGroupIndex(in.path("key").asText(), in.path("fileGroupCount").asInt());
       default -> throw new IllegalArgumentException("unknown metadata_keys function " + fn);
     };
+  }
+
+  private static Object blockValidity(JsonNode in) {
+    return BlockValidity.isValid(
+      in.path("instant").isNull() ? null : in.path("instant").asText(),
+      in.path("logCompacted").asBoolean(),
+      in.path("mdtAction").isNull() ? null : in.path("mdtAction").asText(),
+      BlockValidity.DataState.valueOf(in.path("data").asText()),
+      in.path("firstDataInstant").isNull() ? null : in.path("firstDataInstant").asText()
+    );
   }
 }
