@@ -28,22 +28,22 @@ def metadata_table_properties(data_props: Mapping[str, str]) -> dict[str, str]:
     """The MDT's hoodie.properties (FORMAT-NOTES §5): no database name, so the checksum is the
     CRC32 of ".<table>_metadata"."""
     props = {
-        "hoodie.table.name": f"{data_props['hoodie.table.name']}_metadata",
-        "hoodie.table.type": "MERGE_ON_READ",
-        "hoodie.table.version": str(properties.TABLE_VERSION),
-        "hoodie.table.initial.version": str(properties.TABLE_VERSION),
-        "hoodie.timeline.layout.version": "2",
-        "hoodie.timeline.path": "timeline",
-        "hoodie.timeline.history.path": "history",
-        "hoodie.archivelog.folder": "history",
-        "hoodie.table.base.file.format": "HFILE",
-        "hoodie.table.keygenerator.type": "HOODIE_TABLE_METADATA",
-        "hoodie.table.recordkey.fields": "key",
-        "hoodie.populate.meta.fields": "false",
-        "hoodie.record.merge.mode": "CUSTOM",
-        "hoodie.record.merge.strategy.id": PAYLOAD_BASED_MERGE_STRATEGY,
-        "hoodie.compaction.payload.class": PAYLOAD_CLASS,
-        "hoodie.datasource.write.drop.partition.columns": "false",
+        properties.NAME: f"{data_props[properties.NAME]}_metadata",
+        properties.TYPE: "MERGE_ON_READ",
+        properties.VERSION: str(properties.TABLE_VERSION),
+        properties.INITIAL_VERSION: str(properties.TABLE_VERSION),
+        properties.TIMELINE_LAYOUT: "2",
+        properties.TIMELINE_PATH: "timeline",
+        properties.HISTORY_PATH: "history",
+        properties.ARCHIVE_FOLDER: "history",
+        properties.BASE_FILE_FORMAT: "HFILE",
+        properties.KEYGEN_TYPE: "HOODIE_TABLE_METADATA",
+        properties.RECORD_KEY_FIELDS: "key",
+        properties.POPULATE_META_FIELDS: "false",
+        properties.MERGE_MODE: "CUSTOM",
+        properties.MERGE_STRATEGY: PAYLOAD_BASED_MERGE_STRATEGY,
+        properties.PAYLOAD_CLASS: PAYLOAD_CLASS,
+        properties.DROP_PARTITION_COLUMNS: "false",
     }
     props[properties.CHECKSUM_KEY] = str(properties.checksum(props))
     return props

@@ -67,7 +67,7 @@ class MetadataWriter:
                  bloom_type: str = bloom_mod.DYNAMIC_V0,
                  compression: str = "gz",
                  max_columns_to_index: int = DEFAULT_MAX_COLUMNS_TO_INDEX):
-        if data_props.get("hoodie.table.version") != str(properties.TABLE_VERSION):
+        if data_props.get(properties.VERSION) != str(properties.TABLE_VERSION):
             raise MetadataTableError(f"the metadata-table writer writes table version {properties.TABLE_VERSION}; "
                                      f"{base_path} is version {data_props.get('hoodie.table.version')}")
         self.maintained = validate_partitions(list(partitions))
@@ -104,14 +104,14 @@ class MetadataWriter:
         return tl
 
     def _is_partitioned(self) -> bool:
-        return bool(csv(self.data_props.get("hoodie.table.partition.fields")))
+        return bool(csv(self.data_props.get(properties.PARTITION_FIELDS)))
 
     def columns(self, data: DataTimeline, schema: str | None = None) -> list[str] | None:
         """The columns `column_stats` indexes, from `schema` or the table's latest one."""
-        schema = schema or data.latest_schema() or self.data_props.get("hoodie.table.create.schema")
+        schema = schema or data.latest_schema() or self.data_props.get(properties.CREATE_SCHEMA)
         if not schema:
             return None
-        populate = self.data_props.get("hoodie.populate.meta.fields", "true").lower() != "false"
+        populate = self.data_props.get(properties.POPULATE_META_FIELDS, "true").lower() != "false"
         return columns_to_index(schema, populate, self.max_columns_to_index)
 
     def footer(self, partition: str, name: str) -> tuple[str, str | None, str | None]:

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 from pyhudi.storage import AlreadyExists, Storage
+from pyhudi.table import properties
 
 REQUESTED, INFLIGHT, COMPLETED = "requested", "inflight", "completed"
 STATE_ORDER = {REQUESTED: 0, INFLIGHT: 1, COMPLETED: 2}
@@ -149,8 +150,8 @@ class Timeline:
 
     @classmethod
     def for_table(cls, storage: Storage, base_path: str, props: dict[str, str]) -> "Timeline":
-        layout = int(props.get("hoodie.timeline.layout.version", "1"))
-        return cls(storage, base_path, layout, props.get("hoodie.timeline.path", "timeline"))
+        layout = int(props.get(properties.TIMELINE_LAYOUT, "1"))
+        return cls(storage, base_path, layout, props.get(properties.TIMELINE_PATH, "timeline"))
 
     # ---- reading ----------------------------------------------------------------------------
     def instant_files(self) -> list[Instant]:

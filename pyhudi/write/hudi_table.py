@@ -1,9 +1,9 @@
 """pyhudi.HudiTable: the Python API of the writer."""
 from __future__ import annotations
 
+from pyhudi.config import options as o
 from pyhudi.write.client import Writer
 
-OPERATION_KEY = "hoodie.datasource.write.operation"
 
 
 class HudiTable:
@@ -17,7 +17,7 @@ class HudiTable:
         self.options = {**(options or {}), **kwargs}
 
     def _write(self, operation: str, df, options: dict[str, str] | None) -> str:
-        opts = {**self.options, **(options or {}), OPERATION_KEY: operation}
+        opts = {**self.options, **(options or {}), o.OPERATION.key: operation}
         return Writer(self.spark, self.path, opts).write(df)
 
     def upsert(self, df, options=None) -> str:
@@ -43,7 +43,7 @@ class HudiTable:
 
     def delete_partition(self, partitions: list[str], options=None) -> str:
         """Drops whole partitions (given as partition paths, e.g. ["region=eu"])."""
-        opts = {**(options or {}), "hoodie.datasource.write.partitions.to.delete": ",".join(partitions)}
+        opts = {**(options or {}), o.PARTITIONS_TO_DELETE.key: ",".join(partitions)}
         return self._write("delete_partition", None, opts)
 
     def read(self, **read_options):
