@@ -1,7 +1,7 @@
 """HFile v3 writer producing the bytes Hudi 1.0 (table version 8) writes through HBase 2.4.9.
 
 Hudi 1.0 wrote metadata-table base files and the HFile content of metadata-table log blocks with
-HBase's writer; its readers (and ours) expect that exact layout (FORMAT-NOTES.md §3):
+HBase's writer; its readers (and ours) expect that exact layout (docs/format.md §3):
 
 * data blocks of KeyValue cells (cell.py), cut once the uncompressed cells reach ``block_size``;
 * a data-block index (index.py): one root level, or leaf blocks written inline between data

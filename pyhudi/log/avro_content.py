@@ -1,4 +1,4 @@
-"""Content of an Avro (or CDC) data block (FORMAT-NOTES §2):
+"""Content of an Avro (or CDC) data block (docs/format.md §2):
 
   int32 version 3 | int32 count | count x (int32 length | Avro binary of one record)
 """

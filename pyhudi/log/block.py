@@ -1,5 +1,5 @@
 """A log block as pyhudi handles it: its type, its header and footer maps, its content, and
-access to the content by block type (FORMAT-NOTES §1-§2). Bytes on disk: pyhudi.log.framing."""
+access to the content by block type (docs/format.md §1-§2). Bytes on disk: pyhudi.log.framing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,4 +1,4 @@
-"""Content of a delete block (FORMAT-NOTES §2.4):
+"""Content of a delete block (docs/format.md §2.4):
 
   int32 version 3 | int32 length | Avro binary of HoodieDeleteRecordList
 

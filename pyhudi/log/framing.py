@@ -1,4 +1,4 @@
-"""Log files as bytes: a concatenation of blocks, integers big-endian (FORMAT-NOTES §1):
+"""Log files as bytes: a concatenation of blocks, integers big-endian (docs/format.md §1):
 
   "#HUDI#" | int64 blockLength | int32 formatVersion (1) | int32 blockType
   | header map | int64 contentLength | content | footer map | int64 totalLength

@@ -1,4 +1,4 @@
-"""XXHash64 (XXH64), the hash behind the metadata table's 64-bit hash ids (FORMAT-NOTES §7.5)."""
+"""XXHash64 (XXH64), the hash behind the metadata table's 64-bit hash ids (docs/format.md §7.5)."""
 from __future__ import annotations
 
 import struct

@@ -1,4 +1,4 @@
-"""Names in the metadata table (FORMAT-NOTES §6.2, §7.5): its partitions, the record keys of
+"""Names in the metadata table (docs/format.md §6.2, §7.5): its partitions, the record keys of
 each partition, how a key is routed to a file group, and the file groups' ids.
 
 Hash ids are what Hudi 1.0 writes for table version 8: XXHash64 (seed 0xdabadaba sign-extended)

@@ -1,4 +1,4 @@
-"""Where the metadata table (MDT) lives and how the data table points at it (FORMAT-NOTES §2.3,
+"""Where the metadata table (MDT) lives and how the data table points at it (docs/format.md §2.3,
 §5): `<base>/.hoodie/metadata`, its own hoodie.properties, the partition-initialisation instants,
 and the data table's `hoodie.table.metadata.partitions[.inflight]` properties."""
 from __future__ import annotations
@@ -25,7 +25,7 @@ def metadata_path(base_path: str) -> str:
 
 
 def metadata_table_properties(data_props: Mapping[str, str]) -> dict[str, str]:
-    """The MDT's hoodie.properties (FORMAT-NOTES §5): no database name, so the checksum is the
+    """The MDT's hoodie.properties (docs/format.md §5): no database name, so the checksum is the
     CRC32 of ".<table>_metadata"."""
     props = {
         properties.NAME: f"{data_props[properties.NAME]}_metadata",

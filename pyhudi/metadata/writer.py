@@ -1,9 +1,9 @@
 """The metadata-table (MDT) writer: `<base>/.hoodie/metadata` as Apache Hudi 1.0 writes it for
-table version 8 (FORMAT-NOTES §2.3, §2.4, §5, §6.2, §6.3, §7).
+table version 8 (docs/format.md §2.3, §2.4, §5, §6.2, §6.3, §7).
 
 The MDT is a merge-on-read Hudi table of its own: HFile base files and log files of HFile data
 blocks and delete blocks, one directory per MDT partition, file groups `files-0000-0`,
-`col-stats-0000-0`, ... (`keys`). `MetadataWriter` does what the write protocol (DESIGN.md step 5)
+`col-stats-0000-0`, ... (`keys`). `MetadataWriter` does what the write protocol (docs/architecture.md, "The write protocol", step 5)
 needs, for the MDT partitions it maintains (`partitions=`):
 
 * `initialize` builds them from a listing of the data table (`initialize` module), then lists

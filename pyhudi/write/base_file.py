@@ -1,6 +1,6 @@
 """Hudi base files: Parquet with the `_hoodie_*` meta columns first and Hudi's footer keys.
 
-Footer key/values, as Hudi's Avro write path leaves them (FORMAT-NOTES §8.1):
+Footer key/values, as Hudi's Avro write path leaves them (docs/format.md §8.1):
 `hoodie_min_record_key`, `org.apache.hudi.bloomfilter`, `hoodie_max_record_key`,
 `hoodie_bloom_filter_type_code`, `writer.model.name` = `avro`, `parquet.avro.schema` (the writer
 schema with meta fields). With `populate_meta_fields=False` only the last two are written, the

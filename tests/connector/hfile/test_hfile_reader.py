@@ -347,7 +347,7 @@ def test_metadata_table_base_hfiles(spark, fixture_tables, table, minor):
         assert is_sorted([row for row, _ in cells], strictly=True)
         _check_files_partition(cells, schema_json, base)
 
-    # record_index: each base file holds only keys that hash to its file group (FORMAT-NOTES 7.6)
+    # record_index: each base file holds only keys that hash to its file group (docs/format.md 7.6)
     ri_dir = mdt / "record_index"
     groups = {re.search(r"record-index-(\d{4})", p.name)[1] for p in ri_dir.iterdir() if "record-index-" in p.name}
     seen = 0
@@ -364,7 +364,7 @@ def test_metadata_table_base_hfiles(spark, fixture_tables, table, minor):
 
 
 def _hfile_blocks_of_log(path: Path):
-    """(schema JSON, HFile bytes) of each HFile data block (type 4) of a log file (FORMAT-NOTES 1.2)."""
+    """(schema JSON, HFile bytes) of each HFile data block (type 4) of a log file (docs/format.md 1.2)."""
     data = path.read_bytes()
     pos = 0
     while pos < len(data):

@@ -1,6 +1,6 @@
 """io.hudimeta.log against real Hudi log files.
 
-The oracle is an independent parse of the block framing written here in Python (FORMAT-NOTES
+The oracle is an independent parse of the block framing written here in Python (docs/format.md
 §1.2/§1.3), with fastavro decoding Avro/delete payloads and pyarrow reading embedded Parquet.
 """
 from __future__ import annotations
@@ -192,7 +192,7 @@ def test_block_type_and_header_ids_are_hudi_ordinals(jvm):
     assert [t.name() for t in log.LogBlockType.values()] == TYPES
     assert [k.name() for k in log.HeaderKey.values()] == HEADER_KEYS
     assert log.LogBlockType.fromId(5).name() == "PARQUET_DATA"
-    # the Avro fixture carries id 3 on disk (FORMAT-NOTES §1.4)
+    # the Avro fixture carries id 3 on disk (docs/format.md §1.4)
     data = fixture_log("valid_log_avro_data").read_bytes()
     assert struct.unpack_from(">i", data, 18)[0] == 3
     assert read_blocks(jvm, data)[0].type().ordinal() == 3

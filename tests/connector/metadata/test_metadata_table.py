@@ -1,7 +1,7 @@
 """The metadata-table reader (io.hudimeta.metadata) on the real Hudi-written metadata tables.
 
 The `files` partition must list exactly the committed files that storage holds, the hash ids must
-match Hudi's (FORMAT-NOTES §7.5), column statistics must match what pyarrow computes from the very
+match Hudi's (docs/format.md §7.5), column statistics must match what pyarrow computes from the very
 Parquet files, and building the listing must not list any data-table directory. Copies of a fixture
 are damaged on purpose to check which metadata-table writes a reader may trust.
 """
@@ -208,7 +208,7 @@ def test_record_index_lookup_routes_keys(mdt, conf, fixture_tables):
     scanned = json.loads(mdt.recordsJson(base, conf, "record_index", ""))
     found = json.loads(mdt.lookupJson(base, conf, "record_index", json.dumps(keys + ["TXN-999", "TXN-009"])))
     assert found == scanned
-    assert "TXN-009" not in found  # deleted through a delete block (FORMAT-NOTES §7.8)
+    assert "TXN-009" not in found  # deleted through a delete block (docs/format.md §7.8)
 
 
 def test_secondary_index_matches_snapshot(mdt, conf, fixture_tables):
@@ -236,7 +236,7 @@ def test_hash_id_vectors(mdt):
 
 
 def test_stats_key_vector(mdt):
-    """The T-v9cow-meta example key of FORMAT-NOTES §7.8."""
+    """The T-v9cow-meta example key of docs/format.md §7.8."""
     [k] = json.loads(mdt.statsKeysJson(json.dumps(
         [["currency", "region=us", "c7bbe63e-fa43-40ba-94a9-03158165edc6-0_1-27-53_20260307162434124.parquet"]])))
     assert k["partition_stats"] == "/m6lxu4Dh5w=431THTTwO5Q="

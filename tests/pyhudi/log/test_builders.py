@@ -45,7 +45,7 @@ def test_avro_block_from_dicts_and_arrow():
     assert struct.unpack(">ii", back.content[:8]) == (3, 5)
     table = pa.Table.from_pylist(records(5), schema=A.avro_to_arrow(schema))
     assert L.avro_data_block(table, schema, INSTANT, block_identifier="0,1").content == block.content
-    # framing arithmetic (FORMAT-NOTES §1.2)
+    # framing arithmetic (docs/format.md §1.2)
     block_len = struct.unpack(">q", data[6:14])[0]
     assert block_len == len(data) - 14
     assert struct.unpack(">q", data[-8:])[0] == block_len + 6

@@ -9,7 +9,7 @@ from pyhudi.log.cursor import LogFormatError
 
 
 def test_delete_payload_bytes():
-    # v9 data-table delete (FORMAT-NOTES §2.4)
+    # v9 data-table delete (docs/format.md §2.4)
     payload = D.encode_delete_list([D.DeleteRecord("TXN-002", "region=us")])
     assert payload == b"\x02\x02\x0eTXN-002\x02\x12region=us\x04\x00\x00"
 

@@ -14,7 +14,7 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Content of an Avro data block (FORMAT-NOTES §2.1): int32 content version (3), int32 record
+ * Content of an Avro data block (docs/format.md §2.1): int32 content version (3), int32 record
  * count, then per record an int32 length and the record's Avro binary under the SCHEMA header.
  */
 final class AvroBlockDecoder {

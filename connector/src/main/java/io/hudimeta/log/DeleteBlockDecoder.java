@@ -18,7 +18,7 @@ import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 
 /**
- * Content of a delete block (FORMAT-NOTES §2.4): int32 content version (3), int32 payload length,
+ * Content of a delete block (docs/format.md §2.4): int32 content version (3), int32 payload length,
  * then the Avro binary of a {@code HoodieDeleteRecordList}. The schema is built here rather than
  * taken from the SCHEMA header, which holds the table schema (and is absent on metadata-table
  * bootstrap blocks).

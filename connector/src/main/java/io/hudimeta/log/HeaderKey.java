@@ -2,7 +2,7 @@ package io.hudimeta.log;
 
 /**
  * Keys of a log block header. The declaration order is the on-disk id (ordinal of Hudi's
- * {@code HeaderMetadataType}, FORMAT-NOTES §1.5); new constants may only be appended.
+ * {@code HeaderMetadataType}, docs/format.md §1.5); new constants may only be appended.
  */
 public enum HeaderKey {
   /** Instant that wrote the block. */

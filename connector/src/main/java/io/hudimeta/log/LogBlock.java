@@ -160,7 +160,7 @@ public final class LogBlock {
     return ParquetBlockReader.read(content, requested, toString());
   }
 
-  /** HFile data block content: one complete HFile (FORMAT-NOTES §2.3). */
+  /** HFile data block content: one complete HFile (docs/format.md §2.3). */
   public byte[] hfileContent() {
     requireType(LogBlockType.HFILE_DATA);
     return content;

@@ -2,7 +2,7 @@ package io.hudimeta.log;
 
 /**
  * Kind of a log block. The declaration order is the on-disk id: Hudi writes the 0-based ordinal of
- * its block-type enum (FORMAT-NOTES §1.4), so new constants may only ever be appended.
+ * its block-type enum (docs/format.md §1.4), so new constants may only ever be appended.
  */
 public enum LogBlockType {
   COMMAND,

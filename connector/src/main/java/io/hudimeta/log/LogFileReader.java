@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Splits a Hudi log file into its blocks (framing of FORMAT-NOTES §1.2 and §1.3).
+ * Splits a Hudi log file into its blocks (framing of docs/format.md §1.2 and §1.3).
  *
  * <p>A torn or corrupt block (no magic, a length running past the end of the file, a trailing
  * length that disagrees with the leading one, fields that do not fill the declared length) is

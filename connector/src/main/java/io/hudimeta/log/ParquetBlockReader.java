@@ -20,7 +20,7 @@ import org.apache.spark.sql.types.StructType;
 import scala.Option;
 
 /**
- * Rows of a Parquet data block (FORMAT-NOTES §2.2: the content is one complete Parquet file).
+ * Rows of a Parquet data block (docs/format.md §2.2: the content is one complete Parquet file).
  * Reads straight from the block bytes with Spark's own row-based Parquet read support, so type
  * mapping, nested types, column pruning and missing columns behave exactly as in Spark scans.
  */

@@ -7,7 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 
 /**
- * Record keys of the metadata-table partitions (FORMAT-NOTES §7.5) and the key → file-group
+ * Record keys of the metadata-table partitions (docs/format.md §7.5) and the key → file-group
  * mapping (§7.6).
  *
  * <p>Hash ids: the 64-bit id is XXH64 of the UTF-8 string with seed {@code 0xdabadaba} read as a

@@ -21,7 +21,7 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 
 /**
- * One metadata-table record after merging (FORMAT-NOTES §7): the HFile row as key, the {@code type}
+ * One metadata-table record after merging (docs/format.md §7): the HFile row as key, the {@code type}
  * code and the decoded payload. Merging follows Hudi's {@code HoodieMetadataPayload}:
  * <ul>
  *   <li>a deleted newer record (delete-block entry, or a payload flagged {@code isDeleted}) replaces the older

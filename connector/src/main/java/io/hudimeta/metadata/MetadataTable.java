@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Read access to a data table's metadata table (MDT) at {@code <base>/.hoodie/metadata}, itself a
  * merge-on-read table with HFile base files and log files of HFile data blocks and delete blocks
- * (FORMAT-NOTES §2.3, §6.2, §7).
+ * (docs/format.md §2.3, §6.2, §7).
  *
  * <p>Each MDT partition is read as the latest file slice of each of its file groups, built by a
  * {@link FileSystemView} over the MDT's own timeline from a listing of that MDT partition directory

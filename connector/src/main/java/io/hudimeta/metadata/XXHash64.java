@@ -2,7 +2,7 @@ package io.hudimeta.metadata;
 
 /**
  * The 64-bit xxHash (XXH64) of a byte range, as used by Hudi's metadata-table hash ids
- * (FORMAT-NOTES §7.5). Little-endian input words; 32-byte stripes over four accumulators, then
+ * (docs/format.md §7.5). Little-endian input words; 32-byte stripes over four accumulators, then
  * the 8-, 4- and 1-byte tail, then the avalanche.
  */
 public final class XXHash64 {

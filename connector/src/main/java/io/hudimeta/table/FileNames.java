@@ -5,7 +5,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parsing and formatting of data file names (FORMAT-NOTES §1.1 and §6.1); the cases both this and
+ * Parsing and formatting of data file names (docs/format.md §1.1 and §6.1); the cases both this and
  * pyhudi/table/file_names.py must pass are tests/conformance/base_file_names.json and log_file_names.json.
  */
 public final class FileNames {

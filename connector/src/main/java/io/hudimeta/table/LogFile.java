@@ -4,7 +4,7 @@ import java.io.Serializable;
 import java.util.Comparator;
 
 /**
- * A log file {@code .<fileId>_<instantTime>.log.<version>_<writeToken>[.cdc|-cdc]} (FORMAT-NOTES §1.1).
+ * A log file {@code .<fileId>_<instantTime>.log.<version>_<writeToken>[.cdc|-cdc]} (docs/format.md §1.1).
  *
  * @param instantTime layout 2 (v8+): requested time of the deltacommit that wrote it;
  *                    layout 1 (v6): base instant of its file slice

@@ -26,7 +26,7 @@ import org.apache.hadoop.fs.Path;
 /**
  * The active timeline of a table: one {@link Instant} per requested time, in its latest state.
  *
- * <p>File names (FORMAT-NOTES §4): layout 2 keeps instants in {@code .hoodie/timeline/} as
+ * <p>File names (docs/format.md §4): layout 2 keeps instants in {@code .hoodie/timeline/} as
  * {@code <t>.<action>.requested|inflight} and completed {@code <t>_<c>.<action>}; layout 1 keeps them
  * in {@code .hoodie/} with completed {@code <t>.<action>}. In both, a commit's inflight file is
  * {@code <t>.inflight}. Other files (hoodie.properties, history/, archived/, .aux...) are ignored.
