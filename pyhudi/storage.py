@@ -2,7 +2,7 @@
 
 Only what the write protocol needs: whole-file reads and writes, listing one directory, and an
 atomic create-if-absent used to publish completed instants and to take locks. Each store does the
-create-if-absent with its own conditional primitive (docs/format-decisions.md, "Commit point"): link(2)
+create-if-absent with its own conditional primitive (docs/architecture.md, "The seams"): link(2)
 on local disk, rename on HDFS (it refuses an existing target), a PUT with `If-None-Match: *` on S3. A
 store with none of these is refused for commits rather than given an exists-then-write race.
 """
