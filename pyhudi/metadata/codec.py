@@ -9,23 +9,20 @@ import struct
 
 import fastavro
 
-from pyhudi.avro.binary import avro_bytes as _bytes, zigzag as _zigzag
+from pyhudi.avro.binary import avro_bytes as _bytes
+from pyhudi.avro.binary import optional_string as _opt_string
+from pyhudi.avro.binary import string as _string
+from pyhudi.avro.binary import twos_complement as _twos_complement
+from pyhudi.avro.binary import zigzag as _zigzag
+from pyhudi.avro.schema import compiled
 from pyhudi.metadata.errors import MetadataRecordError
 from pyhudi.metadata.records import BloomFilterInfo, ColumnStats, MetadataRecord
-from pyhudi.metadata.schema import parsed, schema_text
+from pyhudi.metadata.schema import schema_text
 from pyhudi.metadata.wrappers import (BOOLEAN, BYTES, DATE, DECIMAL, DECIMAL_MAX_PRECISION, DECIMAL_MAX_SCALE,
                                       DOUBLE, FLOAT, INT, LOCAL_DATE, LONG, STRING, TIME_MICROS, TIMESTAMP_MICROS,
                                       Wrapped, wrapper_names)
 
 # ---------------------------------------------------------------- encoding
-
-
-def _string(s: str) -> bytes:
-    return _bytes(s.encode("utf-8"))
-
-
-def _opt_string(s: str | None) -> bytes:
-    return b"\x00" if s is None else b"\x02" + _string(s)
 
 
 def _opt_long(v: int | None) -> bytes:
@@ -38,10 +35,6 @@ _opt_int = _opt_long  # Avro ints and longs share the zig-zag varint encoding
 def _bool(v: bool) -> bytes:
     return b"\x01" if v else b"\x00"
 
-
-def _twos_complement(n: int) -> bytes:
-    """Minimal big-endian two's complement, as Java's BigInteger.toByteArray()."""
-    return n.to_bytes(((n if n >= 0 else ~n).bit_length() // 8) + 1, "big", signed=True)
 
 
 def _unscaled(v: decimal.Decimal) -> int:
@@ -131,7 +124,7 @@ def decode_record(key: str, value: bytes, writer_schema: str | None = None) -> M
     """A record from an HFile cell: `key` is the row, `value` the Avro binary under
     `writer_schema` (the block's SCHEMA header or the HFile's `schema` file info; ours when None)."""
     try:
-        rec = fastavro.schemaless_reader(io.BytesIO(value), parsed(writer_schema or schema_text()),
+        rec = fastavro.schemaless_reader(io.BytesIO(value), compiled(writer_schema or schema_text()),
                                          return_record_name=True, return_record_name_override=True)
     except Exception as e:  # noqa: BLE001 - fastavro raises many kinds
         raise MetadataRecordError(f"cannot decode metadata record {key!r}: {e}") from e

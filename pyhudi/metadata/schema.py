@@ -6,7 +6,6 @@ import functools
 import json
 from pathlib import Path
 
-import fastavro
 
 from pyhudi.metadata.errors import MetadataRecordError
 
@@ -32,12 +31,6 @@ def schema_text_without_meta_fields() -> str:
     s = dict(schema())
     s["fields"] = [f for f in s["fields"] if not f["name"].startswith("_hoodie_")]
     return json.dumps(s, separators=(",", ":"), ensure_ascii=False)
-
-
-@functools.lru_cache(maxsize=8)
-def parsed(text: str):
-    """A writer schema text parsed for fastavro (cached: every block names its schema)."""
-    return fastavro.parse_schema(json.loads(text))
 
 
 def union_record_names(record: str, field_name: str) -> list[str]:
