@@ -131,7 +131,9 @@ def bulk_load(ctx: RunContext) -> list[Case]:
         from bench.systems import delta
         return delta.row_count(p)
 
-    from bench.systems import delta as _d, iceberg as _i, parquet as _p
+    from bench.systems import delta as _d
+    from bench.systems import iceberg as _i
+    from bench.systems import parquet as _p
     cases.append(directory_case("delta-rs", "delta-rs write_deltalake", "delta-load", delta_load, "delta",
                                 delta_count, _d.SETTINGS))
     cases.append(directory_case("spark-parquet", "spark-parquet write", "parquet-load",

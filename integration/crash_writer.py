@@ -5,10 +5,10 @@ python integration/crash_writer.py TABLE_PATH TABLE_TYPE FIRST_KEY
 """
 import sys
 
+from scenario import SCHEMA, options, rows
+
 from pyhudi import spark_session
 from pyhudi.write.hudi_table import HudiTable
-
-from scenario import options, rows, SCHEMA
 
 
 def main() -> None:

@@ -11,12 +11,12 @@ import pyarrow as pa
 import pytest
 
 from conftest import PROJECT, SHARED
-from pyhudi.table import file_names as filenames
 from pyhudi.faults import POINTS
 from pyhudi.storage import Storage
-from pyhudi.write.hudi_table import HudiTable
-from pyhudi.table.timeline import Timeline
+from pyhudi.table import file_names as filenames
 from pyhudi.table import properties
+from pyhudi.table.timeline import Timeline
+from pyhudi.write.hudi_table import HudiTable
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(SHARED / "tools"))

@@ -17,11 +17,10 @@ from rich.console import Console
 from rich.table import Table
 
 from pyhudi.errors import HudiError
-
-from pyhudi.table import properties
 from pyhudi.metadata import MetadataWriter, listing_from_storage
-from pyhudi.table.rollback import rollback_failed_writes
 from pyhudi.storage import Storage
+from pyhudi.table import properties
+from pyhudi.table.rollback import rollback_failed_writes
 from pyhudi.table.timeline import Timeline
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from pyhudi.table import properties
 from pyhudi.storage import Storage
+from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
 
 DEFAULT_TABLE = (Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "hudi-tables"

@@ -161,10 +161,10 @@ def _partition_files(args: tuple) -> tuple[int, list[tuple], list[dict]]:
     base, shape_d, i, commit_time = args
     import uuid
 
-    from pyhudi.write import base_file
+    from pyhudi import metadata as mr
     from pyhudi.table import file_names as filenames
     from pyhudi.table import instant_metadata as im
-    from pyhudi import metadata as mr
+    from pyhudi.write import base_file
 
     shape = Shape(**shape_d)
     schema = arrow_schema()
@@ -203,10 +203,10 @@ def _partition_files(args: tuple) -> tuple[int, list[tuple], list[dict]]:
 def build_hudi(shape: Shape, paths: Paths, log=print, workers: int = 2) -> dict:
     """The Hudi table and its metadata table; seconds per step."""
     from pyhudi.avro import schema as avro_schema
-    from pyhudi.table import properties
-    from pyhudi.table import instant_metadata as im
     from pyhudi.metadata import MetadataWriter
     from pyhudi.storage import Storage
+    from pyhudi.table import instant_metadata as im
+    from pyhudi.table import properties
     from pyhudi.table.timeline import Timeline
 
     times = {}

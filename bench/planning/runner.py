@@ -126,7 +126,7 @@ def run(sizes: list[str], reps: int | None = None, rebuild: bool = False, root: 
     rounds = 1 if reps == 1 else JVM_WARMUP_PLANS  # a one-run smoke test needs no settled JIT
     for _ in range(rounds):
         for scen in systems.SCENARIOS:
-            for name, (planner, arg_of, _) in warm.items():
+            for planner, arg_of, _ in warm.values():
                 planner(arg_of(shapes[0], scen))
     doc["jvm_warmup_seconds"] = round(time.perf_counter() - t0, 2)
     log(f"warm-up: {rounds} round(s) of every plan on {shapes[0].name} ({doc['jvm_warmup_seconds']} s)")

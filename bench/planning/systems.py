@@ -256,9 +256,9 @@ def python_metadata_lookups(path: str, partition: str) -> dict[str, tuple[Callab
     """pyhudi's reader of the metadata table (MetadataWriter.read_partition / files_listing, what
     `pyhudi metadata perf` times) and its storage listing (listing_from_storage)."""
     from pyhudi import metadata as mr
-    from pyhudi.table import properties
     from pyhudi.metadata import MetadataWriter, listing_from_storage
     from pyhudi.storage import Storage
+    from pyhudi.table import properties
 
     storage, base = Storage.for_uri(path)
 

@@ -7,5 +7,5 @@ from pyhudi.config.parsers import OptionError
 from pyhudi.config.recognise import HONOURED, UNKNOWN, UNSUPPORTED, WARN, check, classify
 from pyhudi.config.recognise import KEYS as HUDI_KEYS
 
-__all__ = ["HONOURED", "HUDI_KEYS", "REGISTRY", "UNKNOWN", "UNSUPPORTED", "WARN", "Option", "OptionError", "check", "classify",
-           "honoured"]
+__all__ = ["HONOURED", "HUDI_KEYS", "REGISTRY", "UNKNOWN", "UNSUPPORTED", "WARN", "Option", "OptionError", "check",
+           "classify", "honoured"]

@@ -7,8 +7,15 @@ import zlib
 from dataclasses import dataclass
 
 from pyhudi.hfile.crc32c import crc32c
-from pyhudi.hfile.format import (BLOCK_HEADER, BYTES_PER_CHECKSUM, CHECKSUM_CRC32C, CHECKSUM_NULL, HEADER_SIZE,
-                                 KNOWN_MAGICS, HFileFormatError)
+from pyhudi.hfile.format import (
+    BLOCK_HEADER,
+    BYTES_PER_CHECKSUM,
+    CHECKSUM_CRC32C,
+    CHECKSUM_NULL,
+    HEADER_SIZE,
+    KNOWN_MAGICS,
+    HFileFormatError,
+)
 
 __all__ = ["RawBlock", "frame_block", "read_block", "gzip", "checksums"]
 

@@ -7,8 +7,15 @@ from dataclasses import dataclass, field
 
 from pyhudi.hfile.block import RawBlock, read_block
 from pyhudi.hfile.cell import parse_cells
-from pyhudi.hfile.format import (DATA, FILE_INFO, KEY_VALUE_VERSION, MAX_TAGS_LEN, ROOT_INDEX, TRAILER_SIZE,
-                                 HFileFormatError)
+from pyhudi.hfile.format import (
+    DATA,
+    FILE_INFO,
+    KEY_VALUE_VERSION,
+    MAX_TAGS_LEN,
+    ROOT_INDEX,
+    TRAILER_SIZE,
+    HFileFormatError,
+)
 from pyhudi.hfile.index import parse_root_index
 from pyhudi.hfile.trailer import Trailer, parse_file_info, parse_trailer
 

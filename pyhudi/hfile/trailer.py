@@ -7,8 +7,15 @@ import struct
 from dataclasses import dataclass
 
 from pyhudi.hfile import protobuf as pb
-from pyhudi.hfile.format import (CODEC_NAMES, CODECS, MAJOR_VERSION, PB_MAGIC, TRAILER_MAGIC, TRAILER_SIZE,
-                                 HFileFormatError)
+from pyhudi.hfile.format import (
+    CODEC_NAMES,
+    CODECS,
+    MAJOR_VERSION,
+    PB_MAGIC,
+    TRAILER_MAGIC,
+    TRAILER_SIZE,
+    HFileFormatError,
+)
 
 __all__ = ["Trailer", "trailer_bytes", "parse_trailer", "file_info_bytes", "parse_file_info"]
 

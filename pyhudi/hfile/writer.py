@@ -22,11 +22,30 @@ from typing import BinaryIO, Iterable, Mapping
 
 from pyhudi.hfile.block import frame_block
 from pyhudi.hfile.cell import cell_bytes, key_value_key, midpoint_row
-from pyhudi.hfile.format import (AVG_KEY_LEN, AVG_VALUE_LEN, CREATE_TIME_TS, DATA, DEFAULT_BLOCK_SIZE,
-                                 DEFAULT_INDEX_BLOCK_MAX_SIZE, DEFAULT_INDEX_MIN_ENTRIES, FILE_INFO, HEADER_SIZE,
-                                 HUDI_COMPARATOR, KEY_VALUE_VERSION, LASTKEY, LEAF_INDEX, MAJOR_VERSION,
-                                 MAX_MEMSTORE_TS_KEY, META, MINOR_VERSION, RESERVED_PREFIX, ROOT_INDEX,
-                                 TRAILER_SIZE, TYPE_MAXIMUM, codec_name)
+from pyhudi.hfile.format import (
+    AVG_KEY_LEN,
+    AVG_VALUE_LEN,
+    CREATE_TIME_TS,
+    DATA,
+    DEFAULT_BLOCK_SIZE,
+    DEFAULT_INDEX_BLOCK_MAX_SIZE,
+    DEFAULT_INDEX_MIN_ENTRIES,
+    FILE_INFO,
+    HEADER_SIZE,
+    HUDI_COMPARATOR,
+    KEY_VALUE_VERSION,
+    LASTKEY,
+    LEAF_INDEX,
+    MAJOR_VERSION,
+    MAX_MEMSTORE_TS_KEY,
+    META,
+    MINOR_VERSION,
+    RESERVED_PREFIX,
+    ROOT_INDEX,
+    TRAILER_SIZE,
+    TYPE_MAXIMUM,
+    codec_name,
+)
 from pyhudi.hfile.index import BlockIndexWriter, IndexChunk
 from pyhudi.hfile.trailer import Trailer, file_info_bytes, trailer_bytes
 

@@ -9,6 +9,7 @@ import struct
 from typing import Any, Iterable, Mapping
 
 import fastavro
+
 from pyhudi.avro.schema import compiled, to_json
 from pyhudi.log.cursor import Cursor, LogFormatError
 

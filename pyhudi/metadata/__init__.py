@@ -10,8 +10,7 @@ heartbeat, hand-off lock); writer (MetadataWriter, the entry point). Which files
 slices is pyhudi.table.file_slices.
 """
 from pyhudi.metadata.errors import MetadataRecordError, MetadataTableError
-from pyhudi.metadata.keys import (ALL_PARTITIONS_KEY, BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS,
-                                  files_key)
+from pyhudi.metadata.keys import ALL_PARTITIONS_KEY, BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, files_key
 from pyhudi.metadata.layout import DEFAULT_PARTITIONS, SUPPORTED_PARTITIONS
 from pyhudi.metadata.stats import column_stats_json
 from pyhudi.metadata.writer import MetadataWriter

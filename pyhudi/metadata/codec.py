@@ -18,9 +18,24 @@ from pyhudi.avro.schema import compiled
 from pyhudi.metadata.errors import MetadataRecordError
 from pyhudi.metadata.records import BloomFilterInfo, ColumnStats, MetadataRecord
 from pyhudi.metadata.schema import schema_text
-from pyhudi.metadata.wrappers import (BOOLEAN, BYTES, DATE, DECIMAL, DECIMAL_MAX_PRECISION, DECIMAL_MAX_SCALE,
-                                      DOUBLE, FLOAT, INT, LOCAL_DATE, LONG, STRING, TIME_MICROS, TIMESTAMP_MICROS,
-                                      Wrapped, wrapper_names)
+from pyhudi.metadata.wrappers import (
+    BOOLEAN,
+    BYTES,
+    DATE,
+    DECIMAL,
+    DECIMAL_MAX_PRECISION,
+    DECIMAL_MAX_SCALE,
+    DOUBLE,
+    FLOAT,
+    INT,
+    LOCAL_DATE,
+    LONG,
+    STRING,
+    TIME_MICROS,
+    TIMESTAMP_MICROS,
+    Wrapped,
+    wrapper_names,
+)
 
 # ---------------------------------------------------------------- encoding
 

@@ -10,7 +10,8 @@ from pyhudi.metadata.layout import SUPPORTED_PARTITIONS
 from pyhudi.metadata.reader import read_slice
 from pyhudi.metadata.schema import schema_text_without_meta_fields
 from pyhudi.metadata.state import MdtState
-from pyhudi.table import file_names, instant_metadata as im
+from pyhudi.table import file_names
+from pyhudi.table import instant_metadata as im
 from pyhudi.table.file_slices import FileSlice, file_id_and_instant
 from pyhudi.table.timeline import Instant
 

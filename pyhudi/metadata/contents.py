@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Iterable
 
-from pyhudi import hfile, log as lf
+from pyhudi import hfile
+from pyhudi import log as lf
 from pyhudi.metadata.codec import encode_record
 from pyhudi.metadata.keys import file_group_index
 from pyhudi.metadata.merge import combine

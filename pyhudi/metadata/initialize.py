@@ -13,12 +13,19 @@ from pyhudi.metadata.errors import MetadataTableError
 from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, file_group_id
 from pyhudi.metadata.layout import init_instant, metadata_table_properties
 from pyhudi.metadata.partition_stats import latest_slice_files, partition_stats
-from pyhudi.metadata.records import (ColumnStats, MetadataRecord, all_partitions_record, bloom_filter_record,
-                                     column_stats_record, partition_files_record)
+from pyhudi.metadata.records import (
+    ColumnStats,
+    MetadataRecord,
+    all_partitions_record,
+    bloom_filter_record,
+    column_stats_record,
+    partition_files_record,
+)
 from pyhudi.metadata.schema import schema_text_without_meta_fields
 from pyhudi.metadata.state import DataTimeline
 from pyhudi.metadata.stats import parse_column_stats
-from pyhudi.table import file_names, instant_metadata as im, properties
+from pyhudi.table import file_names, properties
+from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import Timeline
 
 if TYPE_CHECKING:

@@ -8,8 +8,14 @@ from typing import Iterable, Mapping
 
 from pyhudi.metadata.errors import MetadataRecordError
 from pyhudi.metadata.java_hash import JavaHashMap
-from pyhudi.metadata.records import (TYPE_ALL_PARTITIONS, TYPE_COLUMN_STATS, TYPE_FILES, TYPE_PARTITION_STATS,
-                                     ColumnStats, MetadataRecord)
+from pyhudi.metadata.records import (
+    TYPE_ALL_PARTITIONS,
+    TYPE_COLUMN_STATS,
+    TYPE_FILES,
+    TYPE_PARTITION_STATS,
+    ColumnStats,
+    MetadataRecord,
+)
 from pyhudi.metadata.wrappers import pick
 
 

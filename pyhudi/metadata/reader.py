@@ -7,10 +7,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from pyhudi import hfile, log as lf
+from pyhudi import hfile
+from pyhudi import log as lf
 from pyhudi.metadata.codec import decode_record
-from pyhudi.metadata.keys import (ALL_PARTITIONS_KEY, FILE_ID_PREFIX, FILES, file_group_id, file_group_index,
-                                  files_key, partition_path)
+from pyhudi.metadata.keys import (
+    ALL_PARTITIONS_KEY,
+    FILE_ID_PREFIX,
+    FILES,
+    file_group_id,
+    file_group_index,
+    files_key,
+    partition_path,
+)
 from pyhudi.metadata.merge import combine
 from pyhudi.metadata.records import MetadataRecord, deletion
 from pyhudi.metadata.state import MdtState

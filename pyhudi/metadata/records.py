@@ -9,8 +9,14 @@ from typing import Iterable, Mapping
 
 from pyhudi.metadata.errors import MetadataRecordError
 from pyhudi.metadata.java_hash import java_hashmap_order
-from pyhudi.metadata.keys import (ALL_PARTITIONS_KEY, bloom_filter_key, column_stats_key, files_key, partition_id,
-                                  partition_stats_key)
+from pyhudi.metadata.keys import (
+    ALL_PARTITIONS_KEY,
+    bloom_filter_key,
+    column_stats_key,
+    files_key,
+    partition_id,
+    partition_stats_key,
+)
 from pyhudi.metadata.wrappers import Wrapped
 
 # the `type` field of a record

@@ -6,7 +6,6 @@ import functools
 import json
 from pathlib import Path
 
-
 from pyhudi.metadata.errors import MetadataRecordError
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "HoodieMetadata.avsc"

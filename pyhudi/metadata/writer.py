@@ -3,8 +3,8 @@ table version 8 (docs/format.md §2.3, §2.4, §5, §6.2, §6.3, §7).
 
 The MDT is a merge-on-read Hudi table of its own: HFile base files and log files of HFile data
 blocks and delete blocks, one directory per MDT partition, file groups `files-0000-0`,
-`col-stats-0000-0`, ... (`keys`). `MetadataWriter` does what the write protocol (docs/architecture.md, "The write protocol", step 5)
-needs, for the MDT partitions it maintains (`partitions=`):
+`col-stats-0000-0`, ... (`keys`). `MetadataWriter` does what the write protocol needs
+(docs/architecture.md, "The write protocol", step 5), for the MDT partitions it maintains (`partitions=`):
 
 * `initialize` builds them from a listing of the data table (`initialize` module), then lists
   them in the data table's hoodie.properties. It does not block writers (RFC-15 "Initial
@@ -24,13 +24,24 @@ from __future__ import annotations
 import posixpath
 from typing import Callable, Iterable, Mapping
 
-from pyhudi.metadata import catch_up as catch_up_mod, clean as clean_mod, commit as commit_mod, compaction
-from pyhudi.metadata import initialize as init_mod, reader
+from pyhudi.metadata import catch_up as catch_up_mod
+from pyhudi.metadata import clean as clean_mod
+from pyhudi.metadata import commit as commit_mod
+from pyhudi.metadata import compaction, reader
+from pyhudi.metadata import initialize as init_mod
 from pyhudi.metadata.errors import MetadataTableError
 from pyhudi.metadata.keys import DEFAULT_FILE_GROUP_COUNT, FILES, PARTITION_STATS
-from pyhudi.metadata.layout import (DEFAULT_PARTITIONS, INFLIGHT_PARTITIONS_KEY, INIT_INSTANT_PREFIX, PARTITIONS_KEY,
-                                    SUPPORTED_PARTITIONS, completed_partitions, csv, metadata_path,
-                                    validate_partitions)
+from pyhudi.metadata.layout import (
+    DEFAULT_PARTITIONS,
+    INFLIGHT_PARTITIONS_KEY,
+    INIT_INSTANT_PREFIX,
+    PARTITIONS_KEY,
+    SUPPORTED_PARTITIONS,
+    completed_partitions,
+    csv,
+    metadata_path,
+    validate_partitions,
+)
 from pyhudi.metadata.locks import HANDOFF_LOCK, HEARTBEAT_EXPIRY_S, HEARTBEAT_FILE, HandoffLock, Heartbeat, age_s
 from pyhudi.metadata.records import MetadataRecord
 from pyhudi.metadata.state import DataTimeline, MdtState

@@ -17,7 +17,9 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import fastavro
 from fastavro.validation import ValidationError, validate
-from pyhudi.avro.binary import avro_bytes as _avro_bytes, zigzag as _zigzag
+
+from pyhudi.avro.binary import avro_bytes as _avro_bytes
+from pyhudi.avro.binary import zigzag as _zigzag
 from pyhudi.avro.schema import compiled
 
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"

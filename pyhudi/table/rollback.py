@@ -4,8 +4,8 @@ from __future__ import annotations
 import posixpath
 import time
 
-from pyhudi.table import instant_metadata as im
 from pyhudi.storage import Storage
+from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import WRITE_ACTIONS, Instant, Timeline
 
 MARKER_SUFFIXES = (".marker.CREATE", ".marker.MERGE", ".marker.APPEND")

@@ -5,7 +5,6 @@ from pyhudi.config import options as o
 from pyhudi.write.client import Writer
 
 
-
 class HudiTable:
     """A Hudi table at `path`. Options are Apache Hudi's keys; those given here apply to every
     write, those given to a method to that write only. Each method returns the instant time of

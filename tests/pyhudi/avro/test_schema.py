@@ -6,9 +6,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import TABLE_NAMES
 from pyhudi.avro import schema as A
 from pyhudi.table import properties
-from conftest import TABLE_NAMES
 
 COMPLEX = "sample_table_cow__v8_complexkeygen_hivestyle"
 
@@ -83,7 +83,7 @@ def test_every_type_in_the_complex_fixture(fixture_tables):
 
 
 def test_avro_to_arrow_matches_fixture_parquet_schemas(fixture_tables):
-    for name, props, f in _tables(fixture_tables):
+    for name, _props, f in _tables(fixture_tables):
         footer = (pq.ParquetFile(f).metadata.metadata or {}).get(b"parquet.avro.schema")
         if footer is None:
             continue

@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FIXTURES
-
 from pyhudi.hfile.cell import parse_cells
 
 HFILES = sorted((FIXTURES / "hfile").glob("*.hfile"))

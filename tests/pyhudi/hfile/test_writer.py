@@ -19,13 +19,17 @@ import pytest
 
 from pyhudi.hfile import parse_hfile, write_hfile
 from pyhudi.hfile.block import gzip
-from pyhudi.hfile.format import (CHECKSUM_CRC32C, DEFAULT_BLOCK_SIZE, FILE_INFO, HUDI_COMPARATOR, META,
-                                 ROOT_INDEX)
+from pyhudi.hfile.format import CHECKSUM_CRC32C, DEFAULT_BLOCK_SIZE, FILE_INFO, HUDI_COMPARATOR, META, ROOT_INDEX
 from pyhudi.hfile.writer import HFileWriter
 from pyhudi.log import BlockType, read_blocks
-from tests.pyhudi.hfile.hfile_checks import (HFILES, V8_MDT_TABLE, caller_file_info, data_block_shape,
-                                             mdt_base_files, numbered_cells)
-
+from tests.pyhudi.hfile.hfile_checks import (
+    HFILES,
+    V8_MDT_TABLE,
+    caller_file_info,
+    data_block_shape,
+    mdt_base_files,
+    numbered_cells,
+)
 
 # ---------------------------------------------------------------- helpers
 

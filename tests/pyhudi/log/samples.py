@@ -1,8 +1,8 @@
 """Inputs shared by the pyhudi.log tests: the reference log files and a small writer schema."""
 import pyarrow as pa
 
-from pyhudi.avro import schema as A
 from conftest import FIXTURES
+from pyhudi.avro import schema as A
 
 LOGS = FIXTURES / "log-files"
 INSTANT = "20250101120000000"

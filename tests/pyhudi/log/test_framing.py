@@ -3,12 +3,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import TABLE_NAMES
 from pyhudi.log import framing as F
 from pyhudi.log.block import BlockType
 from pyhudi.log.builders import avro_data_block, rollback_block
 from pyhudi.log.cursor import LogFormatError
 from pyhudi.log.delete_content import encode_delete_content
-from conftest import TABLE_NAMES
 from tests.pyhudi.log.samples import INSTANT
 
 

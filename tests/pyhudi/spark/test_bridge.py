@@ -66,7 +66,8 @@ def test_every_save_mode_reaches_the_write_client(spark, df, calls, tmp_path, mo
 def test_default_mode_is_errorifexists_and_path_may_be_an_option(df, calls, tmp_path):
     path = str(tmp_path / "t")
     df.write.format("hudi-meta").option("path", path).option("hoodie.table.name", "t").save()
-    assert [(c["mode"], c["path"], c["options"]) for c in calls] == [("errorifexists", path, {"hoodie.table.name": "t"})]
+    expected = [("errorifexists", path, {"hoodie.table.name": "t"})]
+    assert [(c["mode"], c["path"], c["options"]) for c in calls] == expected
 
 
 @pytest.mark.parametrize("mode", ["append", "overwrite"])

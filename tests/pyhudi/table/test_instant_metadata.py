@@ -98,7 +98,7 @@ def test_avro_files_reencode_byte_for_byte(instant_files):
     """Same writer schema + same sync marker -> Hudi's exact bytes; with our schema too where
     Hudi's embedded schema has no doc strings (commit metadata of every kind)."""
     identical_with_ours = defaultdict(int)
-    for table, path, action, state in instant_files:
+    for _table, path, _action, _state in instant_files:
         data = path.read_bytes()
         if data[:4] != im.AVRO_MAGIC:
             continue
@@ -115,7 +115,7 @@ def test_avro_files_reencode_byte_for_byte(instant_files):
 
 
 def test_avro_files_round_trip_through_our_schemas(instant_files):
-    for table, path, action, state in instant_files:
+    for _table, path, _action, _state in instant_files:
         data = path.read_bytes()
         if data[:4] != im.AVRO_MAGIC:
             continue
@@ -154,7 +154,7 @@ def _extends(writer, ours, path="") -> list[str]:
 
 def test_our_schemas_match_the_embedded_writer_schemas(instant_files):
     by_version = defaultdict(dict)
-    for table, path, action, state in instant_files:
+    for table, path, _action, _state in instant_files:
         data = path.read_bytes()
         if data[:4] == im.AVRO_MAGIC:
             writer = _strip_doc(_writer_schema(data))
