@@ -162,9 +162,9 @@ def _partition_files(args: tuple) -> tuple[int, list[tuple], list[dict]]:
     import uuid
 
     from pyhudi import metadata as mr
+    from pyhudi.basefile import parquet as base_file
     from pyhudi.table import file_names as filenames
     from pyhudi.table import instant_metadata as im
-    from pyhudi.write import base_file
 
     shape = Shape(**shape_d)
     schema = arrow_schema()

@@ -34,7 +34,7 @@ def parquet_data_block(table, schema: str | dict, instant_time: str, *,
                        extra_header: Mapping[int, str] | None = None, **writer_options) -> LogBlock:
     """A Parquet data block: the records (with meta columns) as one in-memory Parquet file,
     without bloom/min/max footer keys (Hudi's Parquet log blocks carry none)."""
-    from pyhudi.write.base_file import BaseFileWriter  # local: base_file pulls in pyarrow.parquet
+    from pyhudi.basefile.parquet import BaseFileWriter  # local: base_file pulls in pyarrow.parquet
 
     buf = io.BytesIO()
     writer = BaseFileWriter(buf, schema, compression=compression, bloom_type=None, **writer_options)

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Callable
 
 from pyhudi.metadata.layout import INIT_INSTANT_PREFIX
 from pyhudi.metadata.state import DATA_WRITE_ACTIONS, MdtState
-from pyhudi.table import file_names, instant_metadata as im
+from pyhudi.table import file_names
+from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import Instant, Timeline
+from pyhudi.table.write_stat import WriteStat
 
 if TYPE_CHECKING:
     from pyhudi.metadata.writer import MetadataWriter
@@ -46,16 +48,16 @@ def covered_by_init(state: MdtState) -> Callable[[Instant], bool]:
     return lambda i: (i.completion_time or "") <= mark
 
 
-def _write_stat_of(writer: "MetadataWriter", partition: str, s: dict) -> dict:
+def _write_stat_of(writer: "MetadataWriter", partition: str, s: dict) -> WriteStat:
     """A write stat as `commit` takes it, from a commit-metadata stat (and the file's footer)."""
     name = posixpath.basename(s["path"])
     is_log = file_names.is_log(name)
     col_stats = bloom = bloom_type = None
     if not is_log and name.endswith(".parquet"):
         col_stats, bloom, bloom_type = writer.footer(partition, name)
-    return {"partition": partition, "file_id": s.get("fileId"), "path": s["path"],
-            "file_size": s.get("fileSizeInBytes") or 0, "is_log": is_log, "num_writes": s.get("numWrites") or 0,
-            "column_stats": col_stats, "bloom": bloom, "bloom_type": bloom_type}
+    return WriteStat(partition=partition, file_id=s.get("fileId") or "", path=s["path"],
+                     file_size=s.get("fileSizeInBytes") or 0, is_log=is_log, num_writes=s.get("numWrites") or 0,
+                     column_stats=col_stats, bloom=bloom, bloom_type=bloom_type)
 
 
 def apply_data_instant(writer: "MetadataWriter", timeline: Timeline, inst: Instant) -> None:

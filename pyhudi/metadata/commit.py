@@ -2,16 +2,9 @@
 maintained MDT partition, and the log files (an HFile data block, a delete block for dropped
 keys) written for them, one per touched file group.
 
-`write_stats` are dicts:
-
-    partition     data partition path ("" when non-partitioned)
-    file_id       file group id
-    path          file path relative to the table base path
-    file_size     size in bytes of the file after the write
-    is_log        whether the file is a log file
-    num_writes    records written
-    column_stats  JSON from `stats.column_stats_json` (or None)
-    bloom         Base64 bloom filter of a base file (or None); `bloom_type` defaults to DYNAMIC_V0
+`write_stats` are `pyhudi.table.write_stat.WriteStat`s; of each, this module reads the partition,
+path, file size, whether it is a log file, its column statistics and its bloom filter (of the
+instant's `bloom_type` unless the stat names one).
 """
 from __future__ import annotations
 
@@ -21,18 +14,34 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from pyhudi.metadata import contents, partition_stats
-from pyhudi.metadata.keys import (BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_ORDER, PARTITION_STATS,
-                                  file_group_id, files_key)
+from pyhudi.metadata.keys import (
+    BLOOM_FILTERS,
+    COLUMN_STATS,
+    FILES,
+    PARTITION_ORDER,
+    PARTITION_STATS,
+    file_group_id,
+    files_key,
+)
 from pyhudi.metadata.reader import read_files
-from pyhudi.metadata.records import (ColumnStats, MetadataRecord, all_partitions_record, bloom_filter_record,
-                                     column_stats_record, column_stats_tombstone, partition_files_record,
-                                     partition_stats_tombstone)
+from pyhudi.metadata.records import (
+    ColumnStats,
+    MetadataRecord,
+    all_partitions_record,
+    bloom_filter_record,
+    column_stats_record,
+    column_stats_tombstone,
+    partition_files_record,
+    partition_stats_tombstone,
+)
 from pyhudi.metadata.schema import schema_text_without_meta_fields
 from pyhudi.metadata.state import MdtState
 from pyhudi.metadata.stats import META_COLUMNS_TO_INDEX, parse_column_stats
 from pyhudi.storage import Storage
-from pyhudi.table import file_names, instant_metadata as im
+from pyhudi.table import file_names
+from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import Instant
+from pyhudi.table.write_stat import WriteStat
 
 WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit", "compaction", "clustering", "logcompaction")
 
@@ -42,24 +51,24 @@ class DataInstant:
     """What a data instant changed, as `MetadataWriter.commit` is told it."""
     instant: str
     action: str
-    write_stats: list[dict]
+    write_stats: list[WriteStat]
     replaced: dict[str, set[str]] = field(default_factory=dict)  # partition -> replaced file ids
     deleted: dict[str, list[str]] = field(default_factory=dict)  # partition -> removed file names
     dropped: list[str] = field(default_factory=list)  # partitions gone entirely
     operation: str | None = None
     bloom_type: str = "DYNAMIC_V0"
 
-    def written(self) -> list[dict]:
-        return [s for s in self.write_stats if s.get("path")]
+    def written(self) -> list[WriteStat]:
+        return [s for s in self.write_stats if s.path]
 
     def added(self) -> dict[str, dict[str, int]]:
         """partition -> file name -> size, for every partition the instant has a write stat in."""
         out: dict[str, dict[str, int]] = {}
         for s in self.write_stats:
-            files = out.setdefault(s["partition"] or "", {})
-            if s.get("path"):
-                name = posixpath.basename(s["path"])
-                files[name] = max(int(s["file_size"]), files.get(name, 0))
+            files = out.setdefault(s.partition, {})
+            if s.path:
+                name = posixpath.basename(s.path)
+                files[name] = max(int(s.file_size), files.get(name, 0))
         return out
 
 
@@ -102,10 +111,10 @@ def _column_stats(change: DataInstant, cols: list[str] | None, new_stats: dict) 
     """The written files' column stats (collected into `new_stats` too) and the deleted files' tombstones."""
     out = []
     for s in change.written():
-        name = posixpath.basename(s["path"])
-        parsed = parse_column_stats(name, s.get("column_stats"), cols)
-        new_stats.setdefault(s["partition"] or "", {})[name] = {c.column_name: c for c in parsed}
-        out += [column_stats_record(s["partition"] or "", c) for c in parsed]
+        name = posixpath.basename(s.path)
+        parsed = parse_column_stats(name, s.column_stats, cols)
+        new_stats.setdefault(s.partition, {})[name] = {c.column_name: c for c in parsed}
+        out += [column_stats_record(s.partition, c) for c in parsed]
     tomb_cols = cols or list(META_COLUMNS_TO_INDEX)
     for p, names in change.deleted.items():
         out += [column_stats_tombstone(p, n, c) for n in names for c in tomb_cols]
@@ -113,9 +122,9 @@ def _column_stats(change: DataInstant, cols: list[str] | None, new_stats: dict) 
 
 
 def _bloom_filters(change: DataInstant) -> list[MetadataRecord]:
-    out = [bloom_filter_record(s["partition"] or "", posixpath.basename(s["path"]), change.instant, s["bloom"],
-                               s.get("bloom_type") or change.bloom_type)
-           for s in change.written() if not s.get("is_log") and s.get("bloom")]
+    out = [bloom_filter_record(s.partition, posixpath.basename(s.path), change.instant, s.bloom,
+                               s.bloom_type or change.bloom_type)
+           for s in change.written() if not s.is_log and s.bloom]
     for p, names in change.deleted.items():
         out += [bloom_filter_record(p, n, change.instant, None, deleted=True) for n in names if file_names.is_base(n)]
     return out
@@ -130,7 +139,7 @@ def _partition_stats(state: MdtState, change: DataInstant, cols: list[str], adde
     out = [partition_stats_tombstone(p, c) for p in sorted(gone) for c in cols]
     if change.action not in WRITE_ACTIONS:
         return out
-    written = {s["partition"] or "" for s in change.written()}
+    written = {s.partition for s in change.written()}
     touched = [p for p in added if p not in gone and p in written]
     if touched:
         out += partition_stats.for_commit(state, touched, cols, change.instant, added, change.deleted,

@@ -7,13 +7,13 @@ from typing import Iterable
 
 from pyhudi import hfile
 from pyhudi import log as lf
+from pyhudi.basefile import bloom as bloom_mod
 from pyhudi.metadata.codec import encode_record
 from pyhudi.metadata.keys import file_group_index
 from pyhudi.metadata.merge import combine
 from pyhudi.metadata.records import MetadataRecord
 from pyhudi.metadata.schema import schema_text
 from pyhudi.table import instant_metadata as im
-from pyhudi.write import bloom as bloom_mod
 
 HFILE_BLOCK_SIZE = hfile.DEFAULT_BLOCK_SIZE
 BOOTSTRAP_WRITE_TOKEN = "0-0-0"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import posixpath
 from typing import Callable, Iterable, Mapping
 
+from pyhudi.basefile import bloom as bloom_mod
 from pyhudi.metadata import catch_up as catch_up_mod
 from pyhudi.metadata import clean as clean_mod
 from pyhudi.metadata import commit as commit_mod
@@ -51,7 +52,7 @@ from pyhudi.storage import Storage
 from pyhudi.table import properties
 from pyhudi.table.file_slices import file_id_and_instant, listing_from_storage
 from pyhudi.table.timeline import COMPLETED, Instant, InstantTimeGenerator, Timeline
-from pyhudi.write import bloom as bloom_mod
+from pyhudi.table.write_stat import WriteStat
 
 
 def _no_progress(stage: str, detail: str) -> None:
@@ -230,7 +231,7 @@ class MetadataWriter:
         return dropped
 
     # ---- commits --------------------------------------------------------------------------
-    def commit(self, instant: str, action: str, write_stats: Iterable[Mapping],
+    def commit(self, instant: str, action: str, write_stats: Iterable[WriteStat],
                replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
                deleted_files: Mapping[str, Iterable[str]] | None = None, *,
                deleted_partitions: Iterable[str] = (), operation: str | None = None,
@@ -252,7 +253,7 @@ class MetadataWriter:
         return self.commit_now(instant, action, write_stats, replaced_file_ids, deleted_files,
                                deleted_partitions=deleted_partitions, operation=operation, schema=schema, state=state)
 
-    def commit_now(self, instant: str, action: str, write_stats: Iterable[Mapping],
+    def commit_now(self, instant: str, action: str, write_stats: Iterable[WriteStat],
                    replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
                    deleted_files: Mapping[str, Iterable[str]] | None = None, *,
                    deleted_partitions: Iterable[str] = (), operation: str | None = None,
@@ -269,14 +270,14 @@ class MetadataWriter:
         return commit_mod.write_deltacommit(state, self.storage, instant, records, deletes, self.file_group_counts,
                                             self.compression)
 
-    def instant_records(self, state: MdtState, instant: str, action: str, write_stats: Iterable[Mapping],
+    def instant_records(self, state: MdtState, instant: str, action: str, write_stats: Iterable[WriteStat],
                         replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
                         deleted_files: Mapping[str, Iterable[str]] | None = None, *,
                         deleted_partitions: Iterable[str] = (), operation: str | None = None,
                         schema: str | None = None) -> tuple[dict[str, list[MetadataRecord]], dict[str, list[str]]]:
         """The records (and delete-block keys) a data instant yields, per live MDT partition."""
         change = commit_mod.DataInstant(
-            instant, action, [dict(s) for s in write_stats],
+            instant, action, list(write_stats),
             {p: set(ids) for p, ids in (replaced_file_ids or {}).items()},
             {p: [posixpath.basename(n) for n in names] for p, names in (deleted_files or {}).items()},
             list(deleted_partitions), operation, self.bloom_type)

@@ -5,13 +5,14 @@ A file counts when its instant is committed. A committed base file opens the sli
 instant, a pending compaction opens an empty one, and a committed log file joins the slice with
 the greatest base instant at or before the log's completion time (its own instant when there is
 none): a log written while a compaction was being planned belongs to the compacted slice.
+Change-data (CDC) log files are in no slice: only CDC queries read them, as in Apache Hudi.
 """
 from __future__ import annotations
 
 import bisect
 import posixpath
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Container, Iterable, Mapping, Sequence
 
 from pyhudi.storage import Storage
 from pyhudi.table import file_names, properties
@@ -24,9 +25,20 @@ class FileSlice:
     base_instant: str
     base: str | None = None
     logs: list[str] = field(default_factory=list)
+    partition: str = ""             # relative partition path ("" for a non-partitioned table)
+    base_size: int | None = None    # bytes of the base file, when the listing gave them
 
     def files(self) -> list[str]:
         return ([self.base] if self.base else []) + list(self.logs)
+
+
+def file_groups(slices: Iterable[FileSlice], partitions: Container[str] | None = None) -> dict[str, list[str]]:
+    """partition -> ids of the file groups of `slices` in `partitions` (None: every partition)."""
+    out: dict[str, list[str]] = {}
+    for s in slices:
+        if partitions is None or s.partition in partitions:
+            out.setdefault(s.partition, []).append(s.file_id)
+    return out
 
 
 def file_id_and_instant(name: str) -> tuple[str, str, bool] | None:
@@ -67,7 +79,9 @@ def _committed_files(names: Iterable[str], committed: Callable[[str], bool]):
             continue
         fid, instant, is_log = parsed
         if is_log:
-            logs.setdefault(fid, []).append((file_names.parse_log(name).sort_key(), name, instant))
+            log = file_names.parse_log(name)
+            if not log.cdc_suffix:  # change data is read by CDC queries only, never merged into a slice
+                logs.setdefault(fid, []).append((log.sort_key(), name, instant))
         else:
             slot = bases.setdefault(fid, {})
             if slot.get(instant) is None or name > slot[instant]:

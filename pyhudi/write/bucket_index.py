@@ -11,8 +11,10 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
+from pyhudi.config import options as o
+from pyhudi.table.file_slices import FileSlice
 from pyhudi.write.config import BUCKET_PROPERTIES, WriteConfig
+from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
 
 BUCKET = "_hudi_bucket"
 FUNCTION = "hudi_bucket_id"
@@ -51,20 +53,20 @@ def _new_file_id_column(instant: str) -> Column:
                     F.lit("-"), part(9, 4), F.lit("-"), part(13, 12), F.lit("-0"))
 
 
-def existing_buckets(slices: list[dict], cfg: WriteConfig) -> dict[tuple[str, int], str]:
-    """(partition, bucket) -> file id of the buckets the table holds. A file group that
+def existing_buckets(slices: list[FileSlice], cfg: WriteConfig) -> dict[tuple[str, int], str]:
+    """(partition, bucket) -> file id of the buckets the slices' partitions hold. A file group that
     is not a bucket of this count means the table was laid out otherwise: writing by bucket would
     put keys it holds in a second file group, so that is an error."""
     found: dict[tuple[str, int], str] = {}
     for s in slices:
-        partition, fid = s["partitionPath"], s["fileId"]
+        partition, fid = s.partition, s.file_id
         bucket = bucket_of(fid)
         where = f"partition {partition!r}" if partition else "the table"
         if bucket is None or bucket >= cfg.bucket_count:
             raise BucketLayoutError(
                 f"{where} holds file group {fid}, which is not one of {cfg.bucket_count} buckets: the table was "
-                "written with another index or bucket count; write with the table's own hoodie.index.type and "
-                "hoodie.bucket.index.num.buckets (a bucket index is chosen when the table is created)")
+                f"written with another index or bucket count; write with the table's own {o.INDEX_TYPE.key} and "
+                f"{o.BUCKET_COUNT.key} (a bucket index is chosen when the table is created)")
         if (partition, bucket) in found:
             raise BucketLayoutError(f"{where} holds two file groups for bucket {bucket} ({found[partition, bucket]}, "
                                     f"{fid}); it was not written by a bucket index alone")

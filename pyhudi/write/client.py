@@ -1,6 +1,6 @@
 """The write client: plans a write on the driver, writes files on executors, commits the instant.
 
-Protocol (DESIGN.md "The write protocol"): roll back writes that died, take an instant time,
+Protocol (docs/architecture.md "The write protocol"): roll back writes that died, take an instant time,
 write `.requested` then `.inflight`, tag incoming keys with their file groups (simple index over
 the latest file slices, read through the connector), assign inserts to file groups, write files on
 executors (a marker before each file), then publish the completed instant atomically.
@@ -12,6 +12,7 @@ import json
 import logging
 import math
 import posixpath
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 from pyspark.sql import DataFrame, SparkSession
@@ -20,25 +21,25 @@ from pyspark.sql.window import Window
 
 from pyhudi.avro import schema as avro_schema
 from pyhudi.config import options as o
-from pyhudi.write import bucket_index
-from pyhudi.write import executor
-from pyhudi.table import file_names as filenames
-from pyhudi.table import instant_metadata as im
-from pyhudi.write import keygen
-from pyhudi.table import properties
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter
-from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OLD, OP, UPDATE, WriteTask
-from pyhudi.table.rollback import rollback_failed_writes
 from pyhudi.storage import Storage
-from pyhudi.table.timeline import Timeline
+from pyhudi.table import file_names as filenames
+from pyhudi.table import instant_metadata as im
+from pyhudi.table import properties
+from pyhudi.table.file_slices import FileSlice, file_groups
+from pyhudi.table.rollback import rollback_failed_writes
+from pyhudi.table.timeline import Instant, Timeline
+from pyhudi.table.write_stat import WriteStat, by_partition
+from pyhudi.write import bucket_index, executor, keygen, simple_index, view
 from pyhudi.write.config import WriteConfig, WriteOptionError
+from pyhudi.write.executor import BASE, FG, INSERT, OLD, OP, WriteTask
+from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
 
 log = logging.getLogger(__name__)
 
 # batches up to this many records are tagged by broadcasting their keys to the scan of the table's
 # keys (about 100 bytes each); bigger ones by a shuffle join
-BROADCAST_TAGGING_MAX_RECORDS = 1_000_000
 SAVE_MODES = ("append", "overwrite", "errorifexists", "ignore")
 REPLACE_OPS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
 OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
@@ -48,6 +49,16 @@ OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_
 
 class HudiWriteError(ValueError):
     pass
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a write learns before its instant is requested."""
+    slices: list[FileSlice]  # the latest slices of the partitions it touches
+    buckets: dict[tuple[str, int], str]  # the bucket index's file groups among them
+    incoming: DataFrame | None = None  # the keyed batch (none for delete_partition)
+    partitions: list[str] | None = None  # the batch's (delete_partition: its targets); None: not looked at
+    records: int = 0
 
 
 def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) -> None:
@@ -70,13 +81,6 @@ def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) ->
     if mode == "overwrite":
         options[o.OPERATION.key] = "insert_overwrite_table"
     Writer(spark, path, options).write(df)
-
-
-def _fg_of(file_name_col):
-    """File id from _hoodie_file_name: base files are <fileId>_<token>_<instant>.<ext>; log
-    records already hold the file id."""
-    return F.when(file_name_col.rlike(r"_\d+-\d+-\d+_\d+\.[a-z]+$"),
-                  F.substring_index(file_name_col, "_", 1)).otherwise(file_name_col)
 
 
 class Writer:
@@ -109,35 +113,40 @@ class Writer:
             self.props = self._create_table(create_schema)
         timeline = Timeline.for_table(self.storage, self.base, self.props)
         rollback_failed_writes(self.storage, self.base, timeline)
-        slices = self._latest_slices()
-        # the bucket index's file groups; a table laid out otherwise fails here, before any instant
-        buckets = bucket_index.existing_buckets(slices, cfg) if cfg.index_type == "BUCKET" else {}
         action = self._action()
-        requested = timeline.create_requested(action, self._requested_content(action))
-        crash_point("after_requested")
-        inflight = timeline.transition_to_inflight(
-            requested, im.encode(im.COMMIT, im.commit_metadata({}, OPERATION_TYPES[cfg.operation], None)))
-        crash_point("after_inflight")
-        instant = requested.requested_time
-        writer_schema = avro_schema.to_json(avro_schema.with_meta_fields(avro_schema.to_writer_style(create_schema)))
-        stats, replaced = self._write_files(df, instant, writer_schema, slices, buckets)
+        with self._planned(df) as plan:  # its checks fail before any instant is requested
+            requested = timeline.create_requested(action, self._requested_content(action))
+            crash_point("after_requested")
+            inflight = timeline.transition_to_inflight(
+                requested, im.encode(im.COMMIT, im.commit_metadata({}, OPERATION_TYPES[cfg.operation], None)))
+            crash_point("after_inflight")
+            instant = requested.requested_time
+            writer_schema = avro_schema.to_json(
+                avro_schema.with_meta_fields(avro_schema.to_writer_style(create_schema)))
+            stats, replaced = self._write_files(plan, instant, writer_schema)
         crash_point("after_files")
-        self._write_partition_metadata(instant, {s["partition"] for s in stats})
+        self._write_partition_metadata(instant, {s.partition for s in stats})
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
-        with self._metadata_stage(timeline) as mdt:
-            if mdt is not None:  # the metadata table commits at the same instant, before the data does
-                if mdt.compact_if_needed(cfg.metadata_compact_after):
-                    mdt.clean()  # older metadata file slices are no longer read by anyone
-                mdt.commit(instant, action, stats, replaced, operation=cfg.operation, schema=commit_schema)
-            crash_point("after_metadata")
-            meta = self._commit_metadata(stats, replaced, commit_schema)
-            kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
-            crash_point("before_complete")
-            timeline.complete(inflight, im.encode(kind, meta))
+        self._commit(timeline, inflight, stats, replaced, commit_schema)
         crash_point("after_complete")
         self.storage.delete(posixpath.join(self.base, ".hoodie", ".temp", instant))
         return instant
+
+    def _commit(self, timeline: Timeline, inflight: Instant, stats: list[WriteStat],
+                replaced: dict[str, list[str]], schema: str) -> None:
+        """The metadata table commits at the instant first, then the instant completes."""
+        instant, action = inflight.requested_time, inflight.action
+        with self._metadata_stage(timeline) as mdt:
+            if mdt is not None:
+                if mdt.compact_if_needed(self.cfg.metadata_compact_after):
+                    mdt.clean()  # older metadata file slices are no longer read by anyone
+                mdt.commit(instant, action, stats, replaced, operation=self.cfg.operation, schema=schema)
+            crash_point("after_metadata")
+            meta = self._commit_metadata(stats, replaced, schema)
+            kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
+            crash_point("before_complete")
+            timeline.complete(inflight, im.encode(kind, meta))
 
     @contextlib.contextmanager
     def _metadata_stage(self, timeline: Timeline) -> Iterator[MetadataWriter | None]:
@@ -201,28 +210,14 @@ class Writer:
     def _schema_for(self, df: DataFrame | None) -> dict:
         """The table's Avro create schema after this write: the input's columns, checked against
         (and evolving) the table's current schema."""
-        current = self._current_schema()
+        current = None if self.props is None else current_schema(self.storage, self.base, self.props)
         if df is None:
             return current
-        from pyspark.sql.pandas.types import to_arrow_schema
-
-        data = [c for c in df.columns if not c.startswith("_hoodie_") or c == "_hoodie_is_deleted"]
-        incoming = avro_schema.arrow_to_avro(to_arrow_schema(df.select(*data).schema, timezone="UTC"),
-                                             self.cfg.table_name,
-                                             avro_schema.CREATE)
-        if current is None:
-            return incoming
-        return evolve(current, incoming)
-
-    def _current_schema(self) -> dict | None:
-        if self.props is None:
-            return None
-        timeline = Timeline.for_table(self.storage, self.base, self.props)
-        for inst in reversed(timeline.completed(("commit", "deltacommit", "replacecommit"))):
-            schema = im.schema_of(im.decode(timeline.read(inst)))
-            if schema:
-                return avro_schema.parse(schema)
-        return avro_schema.parse(self.props[properties.CREATE_SCHEMA])
+        incoming = input_schema(df, self.cfg.table_name)
+        try:
+            return incoming if current is None else evolve(current, incoming)
+        except IncompatibleSchemaError as e:
+            raise HudiWriteError(str(e)) from None
 
     def _create_table(self, create_schema: dict) -> dict[str, str]:
         cfg = self.cfg
@@ -237,10 +232,42 @@ class Writer:
         return props
 
     # ---- planning -----------------------------------------------------------------------------
-    def _latest_slices(self) -> list[dict]:
-        jvm = self.spark._jvm
-        view = jvm.io.hudimeta.spark.WriterView.latestFileSlices(self.spark._jsc.hadoopConfiguration(), self.path, None)
-        return json.loads(view)["slices"]
+    @contextlib.contextmanager
+    def _planned(self, df: DataFrame | None) -> Iterator[_Plan]:
+        """The plan of the write, with the latest slices of only the partitions it touches; the
+        keyed batch stays cached until the write has read it."""
+        cfg = self.cfg
+        if cfg.operation == "delete_partition":
+            targets = sorted(set(cfg.partitions_to_delete) | set(self._batch_partitions(df) if df is not None else ()))
+            yield replace(self._view(targets), partitions=targets)
+            return
+        incoming, plan = self._incoming(df), None
+        if cfg.index_type == "BUCKET" and cfg.operation not in REPLACE_OPS:
+            # the batch's partitions cost a pass over it: asked only of a cached batch, else all partitions
+            plan = self._view(self._batch_partitions(df) if df.is_cached else None)
+            if cfg.table_type == "MERGE_ON_READ" or not plan.slices:  # no old rows to merge with:
+                yield replace(plan, incoming=incoming)  # each row is read once, straight into the write
+                return
+        # the keyed batch feeds the partition counts, the tagging and the write: computed once
+        incoming = incoming.persist()
+        try:
+            counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
+            # all partitions when the table is replaced, or when a global index sends updates and deletes
+            # to the partitions their keys are in
+            everywhere = cfg.operation == "insert_overwrite_table" or (
+                cfg.index_type == "GLOBAL_SIMPLE" and cfg.operation in ("upsert", "delete"))
+            plan = plan or self._view(None if everywhere else list(counts))
+            yield replace(plan, incoming=incoming, partitions=list(counts), records=sum(counts.values()))
+        finally:
+            incoming.unpersist()
+
+    def _view(self, partitions: list[str] | None) -> _Plan:
+        """The latest slices of `partitions` (None: all); a bucket table laid out otherwise fails here."""
+        slices = view.latest_file_slices(self.spark, self.path, partitions)
+        return _Plan(slices, bucket_index.existing_buckets(slices, self.cfg) if self.cfg.index_type == "BUCKET" else {})
+
+    def _batch_partitions(self, df: DataFrame) -> list[str]:
+        return [r[0] for r in df.select(keygen.partition_path(self.cfg)).distinct().collect()]
 
     def _incoming(self, df: DataFrame) -> DataFrame:
         cfg = self.cfg
@@ -262,51 +289,19 @@ class Writer:
         df = df.repartition(self._tasks(), "_hoodie_record_key")
         return df.withColumn("_hudi_rn", F.row_number().over(w)).filter("_hudi_rn = 1").drop("_hudi_rn")
 
-    def _existing_keys(self, partitions: list[str]) -> DataFrame | None:
-        if self.props is None or not self._has_commits():
-            return None
-        snap = self.spark.read.format("hudi-meta").load(self.path)
-        if self.cfg.index_type != "GLOBAL_SIMPLE" and self.cfg.partition_fields:
-            snap = snap.filter(F.col("_hoodie_partition_path").isin(partitions))
-        return snap.select(F.col("_hoodie_record_key").alias("_hudi_k"),
-                           F.col("_hoodie_partition_path").alias("_hudi_p"),
-                           _fg_of(F.col("_hoodie_file_name")).alias(FG))
-
     def _has_commits(self) -> bool:
         tl = Timeline.for_table(self.storage, self.base, self.props)
         return bool(tl.completed(("commit", "deltacommit", "replacecommit")))
 
     def _tag(self, incoming: DataFrame, partitions: list[str], records: int) -> DataFrame:
         """Adds FG (existing file group or null) and OP (U/D for existing keys, I for new)."""
-        existing = self._existing_keys(partitions)
-        if existing is None or self.cfg.operation in ("insert", "bulk_insert") + REPLACE_OPS:
-            untagged = incoming.withColumn(FG, F.lit(None).cast("string")).withColumn(OP, F.lit(INSERT))
-            # deleting from a table with no records deletes nothing
-            return untagged.filter(F.lit(False)) if self.cfg.operation == "delete" else untagged
-        global_index = self.cfg.index_type == "GLOBAL_SIMPLE"
-        if records <= BROADCAST_TAGGING_MAX_RECORDS:
-            # a small batch's keys go to every task scanning the table's keys: no shuffle of those
-            batch = incoming.select(F.col("_hoodie_record_key").alias("_hudi_bk"),
-                                    F.col("_hoodie_partition_path").alias("_hudi_bp"))
-            hit = F.col("_hudi_k") == F.col("_hudi_bk")
-            if not global_index:
-                hit = hit & (F.col("_hudi_p") == F.col("_hudi_bp"))
-            existing = existing.join(F.broadcast(batch), hit, "left_semi")
-        cond = F.col("_hoodie_record_key") == F.col("_hudi_k")
-        if not global_index:
-            cond = cond & (F.col("_hoodie_partition_path") == F.col("_hudi_p"))
-        tagged = incoming.join(existing, cond, "left")
-        if self.cfg.index_type == "GLOBAL_SIMPLE":  # updates stay in the record's current partition
-            tagged = tagged.withColumn("_hoodie_partition_path",
-                                       F.coalesce(F.col("_hudi_p"), F.col("_hoodie_partition_path")))
-        op = F.when(F.col(FG).isNull(), F.lit(INSERT)).otherwise(
-            F.lit(DELETE) if self.cfg.operation == "delete" else F.lit(UPDATE))
-        tagged = tagged.withColumn(OP, op).drop("_hudi_k", "_hudi_p")
-        if self.cfg.operation == "delete":
-            tagged = tagged.filter(F.col(OP) == DELETE)
-        return tagged
+        cfg = self.cfg
+        looks_up = self.props is not None and cfg.operation not in ("insert", "bulk_insert") + REPLACE_OPS
+        existing = simple_index.existing_keys(self.spark, self.path, cfg, partitions) \
+            if looks_up and self._has_commits() else None
+        return simple_index.tag(incoming, existing, cfg, records)
 
-    def _assign_inserts(self, tagged: DataFrame, slices: list[dict]) -> tuple[DataFrame, dict[str, list[str]]]:
+    def _assign_inserts(self, tagged: DataFrame, slices: list[FileSlice]) -> tuple[DataFrame, dict[str, list[str]]]:
         """File groups for new records: small existing base files first (copy-on-write upserts and
         inserts), then new file groups sized by hoodie.parquet.max.file.size."""
         cfg = self.cfg
@@ -332,75 +327,53 @@ class Writer:
                     .drop("_hudi_sp", "_hudi_sn", "_hudi_bi", "_hudi_mp", "_hudi_mi", "_hudi_mfg"))
         return assigned, buckets
 
-    def _small_files(self, partition: str, slices: list[dict], per_file: int) -> tuple[list[str], int]:
+    def _small_files(self, partition: str, slices: list[FileSlice], per_file: int) -> tuple[list[str], int]:
         cfg = self.cfg
         if cfg.table_type != "COPY_ON_WRITE" or cfg.operation not in ("upsert", "insert"):
             return [], 0
         small, capacity = [], 0
         for s in slices:
-            if s["partitionPath"] != partition or not s.get("baseFile"):
+            if s.partition != partition or not s.base:
                 continue
-            rel = posixpath.join(partition, s["baseFile"]) if partition else s["baseFile"]
-            size = self.storage.fs.get_file_info(posixpath.join(self.base, rel)).size or 0
+            size = s.base_size
+            if size is None:  # the listing did not say: storage does
+                size = self.storage.fs.get_file_info(posixpath.join(self.base, partition, s.base)).size or 0
             if size < cfg.small_file_limit:
-                small.append(s["fileId"])
+                small.append(s.file_id)
                 capacity += max(0, (cfg.max_file_size - size) // max(1, cfg.record_size_estimate))
         return small, min(capacity, per_file * max(1, len(small)))
 
     # ---- writing ------------------------------------------------------------------------------
-    def _write_files(self, df, instant: str, writer_schema: str, slices: list[dict],
-                     buckets: dict[tuple[str, int], str]):
-        """Writes every file of this instant on executors; (write stats, replaced file ids).
-        `buckets`: the bucket index's existing file groups, (partition, bucket) -> file id."""
+    def _write_files(self, plan: _Plan, instant: str, writer_schema: str
+                     ) -> tuple[list[WriteStat], dict[str, list[str]]]:
+        """Writes every file of this instant on executors; (write stats, replaced file ids)."""
         cfg = self.cfg
-        replaced: dict[str, list[str]] = {}
+        replaced = self._replaced(plan)
         if cfg.operation == "delete_partition":
-            targets = set(cfg.partitions_to_delete)
-            if df is not None:
-                targets |= {r[0] for r in keygen.with_keys(df, cfg).select("_hoodie_partition_path").distinct().collect()}
-            return [], self._file_groups_of(slices, targets)
-        incoming = self._incoming(df)
-        if self._single_pass(slices):
-            # each row is read once, straight into the write: no counts, nothing cached
-            return self._run_write(bucket_index.locate(self.spark, incoming, buckets, cfg.operation, instant),
-                                   instant, writer_schema, slices), replaced
-        # the keyed batch feeds the partition counts, the tagging and the write: computed once
-        incoming = incoming.persist()
-        try:
-            return self._write_batch(incoming, instant, writer_schema, slices, replaced, buckets)
-        finally:
-            incoming.unpersist()
-
-    def _single_pass(self, slices: list[dict]) -> bool:
-        """The bucket index needs no look at the batch before writing it, unless partitions are
-        replaced (which ones) or copy-on-write file groups merged (whose old rows to read)."""
-        cfg = self.cfg
-        return (cfg.index_type == "BUCKET" and cfg.operation not in REPLACE_OPS
-                and (cfg.table_type == "MERGE_ON_READ" or not slices))
-
-    def _write_batch(self, incoming: DataFrame, instant: str, writer_schema: str, slices: list[dict],
-                     replaced: dict[str, list[str]], buckets: dict[tuple[str, int], str]):
-        cfg = self.cfg
-        counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
-        partitions = list(counts)
-        if cfg.operation == "insert_overwrite":
-            replaced = self._file_groups_of(slices, set(partitions))
-        elif cfg.operation == "insert_overwrite_table":
-            replaced = self._file_groups_of(slices, {s["partitionPath"] for s in slices})
+            return [], replaced
         if cfg.index_type == "BUCKET":
-            existing = {k: fid for k, fid in buckets.items() if k[0] not in replaced}  # replaced: new buckets
-            return self._run_write(bucket_index.locate(self.spark, incoming, existing, cfg.operation, instant),
-                                   instant, writer_schema, slices), replaced
+            existing = {k: fid for k, fid in plan.buckets.items() if k[0] not in replaced}  # replaced: new buckets
+            located = bucket_index.locate(self.spark, plan.incoming, existing, cfg.operation, instant)
+            return self._run_write(located, instant, writer_schema, plan.slices), replaced
         # tagging joins the batch with every key of the affected partitions: keep its result, the
         # insert counts, the touched file groups and the write all read it
-        tagged_keys = self._tag(incoming, partitions, sum(counts.values())).persist()
+        tagged_keys = self._tag(plan.incoming, plan.partitions, plan.records).persist()
         try:
-            tagged, _ = self._assign_inserts(tagged_keys, slices)
-            return self._run_write(tagged, instant, writer_schema, slices), replaced
+            tagged, _ = self._assign_inserts(tagged_keys, plan.slices)
+            return self._run_write(tagged, instant, writer_schema, plan.slices), replaced
         finally:
             tagged_keys.unpersist()
 
-    def _run_write(self, tagged: DataFrame, instant: str, writer_schema: str, slices: list[dict]) -> list[dict]:
+    def _replaced(self, plan: _Plan) -> dict[str, list[str]]:
+        """partition -> the file groups a replacecommit replaces."""
+        if self.cfg.operation in ("delete_partition", "insert_overwrite"):
+            return file_groups(plan.slices, set(plan.partitions))
+        if self.cfg.operation == "insert_overwrite_table":
+            return file_groups(plan.slices)
+        return {}
+
+    def _run_write(self, tagged: DataFrame, instant: str, writer_schema: str, slices: list[FileSlice]
+                   ) -> list[WriteStat]:
         """Every file group's files written by one executor call each; their write stats."""
         cfg = self.cfg
         work = self._with_old_rows(tagged, slices)
@@ -409,25 +382,17 @@ class Writer:
                          cfg.log_block_format, cfg.compression)
         out = (work.repartition(self._tasks(), FG).groupBy(FG)
                .applyInArrow(lambda t: executor.write_group(t, task), executor.STATS_DDL))
-        return [r.asDict() for r in out.collect()]
+        return [WriteStat.from_row(r.asDict()) for r in out.collect()]
 
     def _tasks(self) -> int:
         """Tasks of the write's shuffles. Explicit: adaptive execution would coalesce a small batch
         into one task, on one core."""
         return self.cfg.shuffle_parallelism or 2 * self.spark.sparkContext.defaultParallelism
 
-    @staticmethod
-    def _file_groups_of(slices: list[dict], partitions: set[str]) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for s in slices:
-            if s["partitionPath"] in partitions:
-                out.setdefault(s["partitionPath"], []).append(s["fileId"])
-        return out
-
-    def _with_old_rows(self, tagged: DataFrame, slices: list[dict]) -> DataFrame:
+    def _with_old_rows(self, tagged: DataFrame, slices: list[FileSlice]) -> DataFrame:
         """Copy-on-write file groups being rewritten need their current rows (OP = O), read
         through the connector; every row also learns its group's current base file (BASE)."""
-        base_of = {s["fileId"]: s.get("baseFile") for s in slices}
+        base_of = {s.file_id: s.base for s in slices}
         bases = self.spark.createDataFrame([(k, v) for k, v in base_of.items()] or [("", None)],
                                            f"{FG}_b string, {BASE} string")
         tagged = tagged.join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
@@ -439,7 +404,7 @@ class Writer:
         names = [base_of[fg] for fg in touched if base_of.get(fg)]
         old = (self.spark.read.format("hudi-meta").load(self.path)
                .filter(F.col("_hoodie_file_name").isin(names))
-               .withColumn(FG, _fg_of(F.col("_hoodie_file_name")))
+               .withColumn(FG, simple_index.file_id_of(F.col("_hoodie_file_name")))
                .withColumn(OP, F.lit(OLD))
                .join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
                .drop("_hoodie_file_name"))
@@ -447,66 +412,13 @@ class Writer:
 
     def _write_partition_metadata(self, instant: str, partitions: set[str]) -> None:
         for p in partitions:
-            path = posixpath.join(self.base, p, filenames.PARTITION_METADATA) if p else \
-                posixpath.join(self.base, filenames.PARTITION_METADATA)
+            path = posixpath.join(self.base, p, filenames.PARTITION_METADATA)  # p "": the base path
             if not self.storage.exists(path):
                 self.storage.write(path, filenames.partition_metadata_text(
                     instant, filenames.partition_depth(p)).encode())
 
-    def _commit_metadata(self, stats: list[dict], replaced: dict[str, list[str]], schema: str) -> dict:
-        per_partition: dict[str, list[dict]] = {}
-        for s in stats:
-            name = posixpath.basename(s["path"])
-            stat = im.write_stat(
-                fileId=s["file_id"], path=s["path"], prevCommit=s["prev_commit"], numWrites=s["num_writes"],
-                numDeletes=s["num_deletes"], numUpdateWrites=s["num_update_writes"], numInserts=s["num_inserts"],
-                totalWriteBytes=s["file_size"], totalWriteErrors=0, partitionPath=s["partition"],
-                fileSizeInBytes=s["file_size"], minEventTime=None, maxEventTime=None)
-            if s["is_log"]:
-                stat.update(logVersion=1, logOffset=0, baseFile=s["base_file"] or "", logFiles=[name])
-            per_partition.setdefault(s["partition"], []).append(stat)
-        op = OPERATION_TYPES[self.cfg.operation]
+    def _commit_metadata(self, stats: list[WriteStat], replaced: dict[str, list[str]], schema: str) -> dict:
+        per_partition, op = by_partition(stats), OPERATION_TYPES[self.cfg.operation]
         if self.cfg.operation in REPLACE_OPS:
             return im.replace_commit_metadata(per_partition, op, schema, replaced)
         return im.commit_metadata(per_partition, op, schema)
-
-
-# ---- schema evolution ---------------------------------------------------------------------------
-
-_WIDER = {("int", "long"), ("int", "float"), ("int", "double"), ("long", "float"), ("long", "double"),
-          ("float", "double"), ("string", "bytes"), ("bytes", "string")}
-
-
-def _branch(t):
-    """The non-null branch of a nullable union, and whether it was nullable."""
-    if isinstance(t, list):
-        rest = [b for b in t if b != "null"]
-        return (rest[0] if len(rest) == 1 else t), "null" in t
-    return t, False
-
-
-def _type_name(t) -> str:
-    t, _ = _branch(t)
-    if isinstance(t, dict):
-        return t.get("logicalType") or t["type"]
-    return t
-
-
-def evolve(current: dict, incoming: dict) -> dict:
-    """The table schema after writing `incoming`: new nullable columns are added; a column may
-    not change type (except Avro-compatible widening of the input to the table's type) and a
-    new column must be nullable. Anything else fails before a file is written."""
-    by_name = {f["name"]: f for f in current["fields"]}
-    out = [dict(f) for f in current["fields"]]
-    for f in incoming["fields"]:
-        old = by_name.get(f["name"])
-        if old is None:
-            if not _branch(f["type"])[1]:
-                raise HudiWriteError(f"new column {f['name']} must be nullable: older records have no value for it")
-            out.append(f)
-            continue
-        a, b = _type_name(old["type"]), _type_name(f["type"])
-        if a != b and (b, a) not in _WIDER:
-            raise HudiWriteError(f"column {f['name']} is {a} in the table but {b} in the input; this change is not "
-                                 "compatible (cast the column to the table's type, or write a new table)")
-    return {**current, "fields": out}

@@ -8,18 +8,20 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pyhudi.avro import schema as avro_schema
-from pyhudi.write import base_file
 from pyhudi import log as lf
 from pyhudi import metadata
-from pyhudi.table.file_names import BaseFileName, LogFileName
+from pyhudi.avro import schema as avro_schema
+from pyhudi.basefile import parquet as base_file
 from pyhudi.storage import Storage
+from pyhudi.table.file_names import BaseFileName, LogFileName
+from pyhudi.table.write_stat import WriteStat
 
 FG, OP, BASE = "_hudi_fg", "_hudi_op", "_hudi_base"
 INSERT, UPDATE, DELETE, OLD = "I", "U", "D", "O"
 HELPER_COLUMNS = (FG, OP, BASE)
 META = avro_schema.META_FIELDS
 
+# a WriteStat per written file (WriteStat.from_row), as Arrow gives it back to the driver
 STATS_SCHEMA = pa.schema([
     ("partition", pa.string()), ("file_id", pa.string()), ("path", pa.string()), ("prev_commit", pa.string()),
     ("num_writes", pa.int64()), ("num_deletes", pa.int64()), ("num_inserts", pa.int64()),
@@ -27,8 +29,8 @@ STATS_SCHEMA = pa.schema([
     ("max_key", pa.string()), ("is_log", pa.bool_()), ("base_file", pa.string()),
     # for the metadata table: column statistics (metadata.column_stats_json) and bloom filter
     ("column_stats", pa.string()), ("bloom", pa.string())])
-STATS_DDL = ", ".join(f"{f.name} {'string' if f.type == pa.string() else 'bigint' if f.type == pa.int64() else 'boolean'}"
-                      for f in STATS_SCHEMA)
+_DDL_TYPES = {pa.string(): "string", pa.int64(): "bigint", pa.bool_(): "boolean"}
+STATS_DDL = ", ".join(f"{f.name} {_DDL_TYPES[f.type]}" for f in STATS_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -138,11 +140,12 @@ def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
     _marker(storage, base, task, partition, name, "MERGE" if prev else "CREATE")
     stats = base_file.write_base_file(posixpath.join(base, rel), rows, task.writer_schema,
                                       filesystem=storage.fs, compression=task.compression)
-    prev_commit = _instant_of(prev) if prev else "null"
-    return _stats(partition, fg, rel, prev_commit, rows.num_rows, counts, stats.file_size,
-                  stats.min_record_key, stats.max_record_key, False, "",
-                  metadata.column_stats_json(rows, stats.parquet_metadata),
-                  stats.bloom_filter.serialize() if stats.bloom_filter else None)
+    return _stats(WriteStat(
+        partition=partition, file_id=fg, path=rel, prev_commit=_instant_of(prev) if prev else "null",
+        num_writes=rows.num_rows, num_update_writes=counts["updates"], num_deletes=counts["deletes"],
+        num_inserts=counts["inserts"], file_size=stats.file_size, min_key=stats.min_record_key,
+        max_key=stats.max_record_key, column_stats=metadata.column_stats_json(rows, stats.parquet_metadata),
+        bloom=stats.bloom_filter.serialize() if stats.bloom_filter else None))
 
 
 def _instant_of(base_name: str) -> str:
@@ -207,10 +210,11 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     storage.write(posixpath.join(base, rel), data)
     keys = table.column("_hoodie_record_key")
     lo, hi = base_file.java_min_max(keys)
-    counts = {"updates": upserts.num_rows, "deletes": deletes.num_rows, "inserts": 0}
     col_stats = metadata.column_stats_json(_log_rows(upserts, task, partition, fg)) if upserts.num_rows else None
-    return _stats(partition, fg, rel, task.instant, upserts.num_rows, counts, len(data), lo, hi, True,
-                  table.column(BASE)[0].as_py() or "", col_stats, None)
+    return _stats(WriteStat(
+        partition=partition, file_id=fg, path=rel, prev_commit=task.instant, num_writes=upserts.num_rows,
+        num_update_writes=upserts.num_rows, num_deletes=deletes.num_rows, file_size=len(data), min_key=lo,
+        max_key=hi, is_log=True, base_file=table.column(BASE)[0].as_py() or "", column_stats=col_stats))
 
 
 def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str) -> pa.Table:
@@ -227,10 +231,5 @@ def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str) -> pa
     return out
 
 
-def _stats(partition, fg, path, prev_commit, writes, counts, size, lo, hi, is_log, base, col_stats,
-           bloom) -> pa.Table:
-    row = {"partition": partition, "file_id": fg, "path": path, "prev_commit": prev_commit,
-           "num_writes": writes, "num_deletes": counts["deletes"], "num_inserts": counts["inserts"],
-           "num_update_writes": counts["updates"], "file_size": size, "min_key": lo, "max_key": hi,
-           "is_log": is_log, "base_file": base, "column_stats": col_stats, "bloom": bloom}
-    return pa.Table.from_pylist([row], schema=STATS_SCHEMA)
+def _stats(stat: WriteStat) -> pa.Table:
+    return pa.Table.from_pylist([{f.name: getattr(stat, f.name) for f in STATS_SCHEMA}], schema=STATS_SCHEMA)

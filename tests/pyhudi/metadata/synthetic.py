@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from pyhudi import log as lf
 from pyhudi.avro import schema as avro_schema
+from pyhudi.basefile import parquet as base_file
 from pyhudi.metadata import MetadataWriter
 from pyhudi.metadata.stats import column_stats_json
 from pyhudi.storage import Storage
@@ -20,7 +21,7 @@ from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
-from pyhudi.write import base_file
+from pyhudi.table.write_stat import WriteStat, by_partition
 
 V8_MDT = "quickstart_trips_table_mor_avro__v8_trips_8i3u1d"
 
@@ -73,7 +74,7 @@ class SyntheticTable:
             text = filenames.partition_metadata_text(instant, filenames.partition_depth(partition))
             self.storage.write(path, text.encode())
 
-    def write_base(self, instant, city, ids, file_id=None, ts=1) -> dict:
+    def write_base(self, instant, city, ids, file_id=None, ts=1) -> WriteStat:
         partition = self.partition_of(city)
         file_id = file_id or filenames.new_file_id()
         name = str(filenames.BaseFileName(file_id, "0-1-0", instant))
@@ -83,12 +84,11 @@ class SyntheticTable:
         st = base_file.write_base_file(posixpath.join(self.base, self._rel(partition, name)), table,
                                        self.writer_schema, filesystem=self.storage.fs)
         self._partition_metadata(partition, instant)
-        return {"partition": partition, "file_id": file_id, "path": self._rel(partition, name),
-                "file_size": st.file_size, "is_log": False, "num_writes": len(ids),
-                "column_stats": column_stats_json(table, st.parquet_metadata),
-                "bloom": st.bloom_filter.serialize()}
+        return WriteStat(partition=partition, file_id=file_id, path=self._rel(partition, name),
+                         file_size=st.file_size, num_writes=len(ids), num_inserts=len(ids),
+                         column_stats=column_stats_json(table, st.parquet_metadata), bloom=st.bloom_filter.serialize())
 
-    def write_log(self, instant, city, ids, file_id, ts=2) -> dict:
+    def write_log(self, instant, city, ids, file_id, ts=2) -> WriteStat:
         partition = self.partition_of(city)
         name = str(filenames.LogFileName(file_id, instant, 1, "0-1-0"))
         data = self.rows(ids, city, ts)
@@ -97,12 +97,12 @@ class SyntheticTable:
         block = lf.avro_data_block(table, self.writer_schema, instant)
         content = lf.encode_blocks([block])
         self.storage.write(posixpath.join(self.base, self._rel(partition, name)), content)
-        return {"partition": partition, "file_id": file_id, "path": self._rel(partition, name),
-                "file_size": len(content), "is_log": True, "num_writes": len(ids),
-                "column_stats": column_stats_json(table), "bloom": None}
+        return WriteStat(partition=partition, file_id=file_id, path=self._rel(partition, name),
+                         file_size=len(content), is_log=True, num_writes=len(ids), num_inserts=len(ids),
+                         column_stats=column_stats_json(table))
 
     def commit(self, write, mdt: MetadataWriter | None = None, action=None, replaced=None,
-               operation="UPSERT") -> tuple[str, list[dict]]:
+               operation="UPSERT") -> tuple[str, list[WriteStat]]:
         """Runs the write protocol: `write(instant)` returns the write stats; the metadata table
         commits before the data instant completes."""
         action = action or ("commit" if self.table_type == "COPY_ON_WRITE" else "deltacommit")
@@ -113,9 +113,7 @@ class SyntheticTable:
         stats = write(instant)
         if mdt is not None:
             mdt.commit(instant, action, stats, replaced or {}, operation=operation)
-        per_partition = {}
-        for s in stats:
-            per_partition.setdefault(s["partition"], []).append(_commit_stat(s))
+        per_partition = by_partition(stats)
         schema = avro_schema.to_json(avro_schema.to_writer_style(self.create_json))
         if action == "replacecommit":
             meta = im.replace_commit_metadata(per_partition, operation, schema, replaced or {})
@@ -128,16 +126,6 @@ class SyntheticTable:
         return MetadataWriter(self.storage, self.base, self.props, **kw)
 
 
-def _commit_stat(s: dict) -> dict:
-    stat = im.write_stat(fileId=s["file_id"], path=s["path"], prevCommit="null", numWrites=s["num_writes"],
-                         numDeletes=0, numUpdateWrites=0, numInserts=s["num_writes"],
-                         totalWriteBytes=s["file_size"], totalWriteErrors=0, partitionPath=s["partition"],
-                         fileSizeInBytes=s["file_size"])
-    if s["is_log"]:
-        stat.update(logVersion=1, logOffset=0, baseFile="", logFiles=[posixpath.basename(s["path"])])
-    return stat
-
-
 def two_partition_table(path, **kw) -> tuple[SyntheticTable, dict[str, str]]:
     """Two commits: files in city=a and city=b, then a second file group in city=a."""
     t = SyntheticTable(path, **kw)
@@ -145,7 +133,7 @@ def two_partition_table(path, **kw) -> tuple[SyntheticTable, dict[str, str]]:
 
     def first(instant):
         out = [t.write_base(instant, "a", range(0, 6)), t.write_base(instant, "b", range(10, 14))]
-        fids["a"], fids["b"] = out[0]["file_id"], out[1]["file_id"]
+        fids["a"], fids["b"] = out[0].file_id, out[1].file_id
         return out
 
     t.commit(first)

@@ -5,8 +5,14 @@ from pathlib import Path
 from pyhudi import hfile
 from pyhudi import log as lf
 from pyhudi.metadata.codec import decode_record, encode_record
-from pyhudi.metadata.keys import (COLUMN_STATS, DEFAULT_FILE_GROUP_COUNT, RECORD_INDEX, column_stats_key,
-                                  file_group_id, file_group_index)
+from pyhudi.metadata.keys import (
+    COLUMN_STATS,
+    DEFAULT_FILE_GROUP_COUNT,
+    RECORD_INDEX,
+    column_stats_key,
+    file_group_id,
+    file_group_index,
+)
 from pyhudi.metadata.records import ColumnStats, column_stats_record
 from pyhudi.metadata.schema import schema_text
 from pyhudi.metadata.wrappers import BOOLEAN, BYTES, DATE, DECIMAL, FLOAT, LONG, STRING, Wrapped, wrap

@@ -8,8 +8,14 @@ from pyhudi import hfile
 from pyhudi import log as lf
 from pyhudi.metadata import MetadataWriter
 from pyhudi.metadata.codec import encode_record
-from pyhudi.metadata.keys import (BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS, column_stats_prefix, hash_id64,
-                                  partition_stats_key)
+from pyhudi.metadata.keys import (
+    BLOOM_FILTERS,
+    COLUMN_STATS,
+    PARTITION_STATS,
+    column_stats_prefix,
+    hash_id64,
+    partition_stats_key,
+)
 from pyhudi.metadata.partition_stats import partition_stats
 from pyhudi.metadata.schema import schema_text
 from pyhudi.metadata.state import MdtState
@@ -17,6 +23,7 @@ from pyhudi.metadata.stats import column_stats_json, columns_to_index
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
+from pyhudi.table.write_stat import WriteStat
 from tests.pyhudi.metadata.synthetic import V8_MDT, two_partition_table
 
 
@@ -29,15 +36,15 @@ def _block_cells(mdt_dir: Path, part: str, instant: str) -> dict[str, bytes]:
     return out
 
 
-def _write_stats(base: Path, meta: dict, with_footer_stats: bool) -> list[dict]:
+def _write_stats(base: Path, meta: dict, with_footer_stats: bool) -> list[WriteStat]:
     stats = []
     for p, s in im.write_stats(meta):
-        entry = {"partition": p, "file_id": s["fileId"], "path": s["path"], "file_size": s["fileSizeInBytes"],
-                 "is_log": bool(s.get("logFiles")), "num_writes": s["numWrites"], "bloom": None}
+        col_stats = None
         if with_footer_stats:  # base files only: stats from their footers
             md = pq.ParquetFile(base / s["path"]).metadata
-            entry["column_stats"] = column_stats_json(md.schema.to_arrow_schema(), md)
-        stats.append(entry)
+            col_stats = column_stats_json(md.schema.to_arrow_schema(), md)
+        stats.append(WriteStat(partition=p, file_id=s["fileId"], path=s["path"], file_size=s["fileSizeInBytes"],
+                               is_log=bool(s.get("logFiles")), num_writes=s["numWrites"], column_stats=col_stats))
     return stats
 
 

@@ -51,6 +51,6 @@ def test_compaction_around_a_write_in_flight(tmp_path):
     state = MdtState(mdt)
     [files_slice] = state.latest("files").values()
     assert files_slice.base_instant == c and [n.split("_")[1][:17] for n in files_slice.logs] == [i]
-    assert posixpath.basename(stats[0]["path"]) in mdt.files_listing()["city=a"]
+    assert posixpath.basename(stats[0].path) in mdt.files_listing()["city=a"]
     assert mdt.validate() == {}
     assert mdt.compact() is not None

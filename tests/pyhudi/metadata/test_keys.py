@@ -1,8 +1,20 @@
 """Hash ids, record keys and file groups of the metadata table (docs/format.md §7.5 vectors,
 recomputed from real metadata-table keys)."""
-from pyhudi.metadata.keys import (BLOOM_FILTERS, COLUMN_STATS, FILES, HASH_SEED, PARTITION_STATS, bloom_filter_key,
-                                  column_stats_key, file_group_id, file_group_index, files_key, hash_id64,
-                                  partition_path, partition_stats_key)
+from pyhudi.metadata.keys import (
+    BLOOM_FILTERS,
+    COLUMN_STATS,
+    FILES,
+    HASH_SEED,
+    PARTITION_STATS,
+    bloom_filter_key,
+    column_stats_key,
+    file_group_id,
+    file_group_index,
+    files_key,
+    hash_id64,
+    partition_path,
+    partition_stats_key,
+)
 
 
 def test_hudi_hash_ids_and_record_keys():

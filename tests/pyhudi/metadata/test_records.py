@@ -2,8 +2,13 @@
 import pytest
 
 from pyhudi.metadata.errors import MetadataRecordError
-from pyhudi.metadata.records import (all_partitions_record, bloom_filter_record, column_stats_tombstone, deletion,
-                                     partition_files_record)
+from pyhudi.metadata.records import (
+    all_partitions_record,
+    bloom_filter_record,
+    column_stats_tombstone,
+    deletion,
+    partition_files_record,
+)
 
 
 def test_records_readers_skip():

@@ -1,6 +1,19 @@
 """Min/max value wrappers: which one a column type gets, and Java's order of values."""
-from pyhudi.metadata.wrappers import (BOOLEAN, BYTES, DATE, DECIMAL, DOUBLE, FLOAT, INT, LONG, STRING, compare, wrap,
-                                      wrapper_for_type, wrapper_names)
+from pyhudi.metadata.wrappers import (
+    BOOLEAN,
+    BYTES,
+    DATE,
+    DECIMAL,
+    DOUBLE,
+    FLOAT,
+    INT,
+    LONG,
+    STRING,
+    compare,
+    wrap,
+    wrapper_for_type,
+    wrapper_names,
+)
 
 
 def test_wrapper_names_and_column_types():

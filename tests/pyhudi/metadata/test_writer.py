@@ -8,8 +8,16 @@ import pytest
 from pyhudi import hfile
 from pyhudi import log as lf
 from pyhudi.metadata.errors import MetadataTableError
-from pyhudi.metadata.keys import (BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, bloom_filter_key,
-                                  column_stats_key, hash_id64, partition_stats_key)
+from pyhudi.metadata.keys import (
+    BLOOM_FILTERS,
+    COLUMN_STATS,
+    FILES,
+    PARTITION_STATS,
+    bloom_filter_key,
+    column_stats_key,
+    hash_id64,
+    partition_stats_key,
+)
 from pyhudi.metadata.schema import schema_text_without_meta_fields
 from pyhudi.metadata.state import MdtState
 from pyhudi.table import file_names as filenames
@@ -37,7 +45,7 @@ def _check_deltacommit(t, mdt, instant, stats):
     assert im.schema_of(done) == schema_text_without_meta_fields()
     [fs] = done["partitionToWriteStats"]["files"]
     assert (fs["path"], fs["logFiles"], fs["numWrites"], fs["prevCommit"]) == (f"files/{logs[0]}", logs, 3, instant)
-    new_name = posixpath.basename(stats[0]["path"])
+    new_name = posixpath.basename(stats[0].path)
     rec = mdt.read_partition(COLUMN_STATS, keys=[column_stats_key("ts", "city=b", new_name)])
     assert list(rec.values())[0].stats.value_count == 3
     ps = mdt.read_partition(PARTITION_STATS, keys=[partition_stats_key("id", "city=b")])
@@ -46,7 +54,7 @@ def _check_deltacommit(t, mdt, instant, stats):
     blooms = mdt.read_partition(BLOOM_FILTERS)
     assert len(blooms) == 5  # one per base file
     key = bloom_filter_key("city=b", new_name)
-    assert blooms[key].bloom.bloom_filter.decode() == stats[0]["bloom"] and blooms[key].bloom.timestamp == instant
+    assert blooms[key].bloom.bloom_filter.decode() == stats[0].bloom and blooms[key].bloom.timestamp == instant
 
 
 def _check_compaction(t, mdt, instant):
@@ -81,7 +89,7 @@ def test_commit_compact_clean_validate(tmp_path):
     assert mdt.validate() == {}
     listing = mdt.files_listing()
     assert set(listing) == {"city=a", "city=b", "city=c"} and set(listing_before) == {"city=a", "city=b"}
-    assert {posixpath.basename(s["path"]): s["file_size"] for s in stats} == {
+    assert {posixpath.basename(s.path): s.file_size for s in stats} == {
         n: s for p in ("city=b", "city=c") for n, s in listing[p].items() if instant in n}
     _check_deltacommit(t, mdt, instant, stats)
     _check_compaction(t, mdt, instant)
@@ -123,7 +131,7 @@ def test_retry_rollback_and_invisible_commits(tmp_path):
     mdt.commit(i, "commit", stats, {})  # a retry replaces the first attempt
     assert len([n for n, _ in MdtState(mdt).listing("files") if f"_{i}.log." in n]) == 1
     tl.complete(inflight, im.encode(im.COMMIT, im.commit_metadata({}, "UPSERT", None)))
-    assert posixpath.basename(stats[0]["path"]) in mdt.files_listing()["city=a"]
+    assert posixpath.basename(stats[0].path) in mdt.files_listing()["city=a"]
     with pytest.raises(MetadataTableError, match="completed"):
         mdt.rollback(i)
     # an MDT deltacommit whose data instant died is rolled back by the next commit
@@ -142,7 +150,7 @@ def test_non_partitioned_mor_table(tmp_path):
 
     def first(instant):
         s = t.write_base(instant, "x", range(0, 5))
-        fid["x"] = s["file_id"]
+        fid["x"] = s.file_id
         return [s]
 
     t.commit(first)
@@ -153,7 +161,7 @@ def test_non_partitioned_mor_table(tmp_path):
     assert mdt.validate() == {}
     files = mdt.read_partition(FILES)
     assert set(files) == {"__all_partitions__", "."} and files["__all_partitions__"].live_files() == {".": 0}
-    log_name = posixpath.basename(stats[0]["path"])
+    log_name = posixpath.basename(stats[0].path)
     cs = mdt.read_partition(COLUMN_STATS, keys=[column_stats_key("amount", "", log_name)])
     s = list(cs.values())[0].stats
     assert (s.min_value.value, s.max_value.value, s.value_count, s.total_size) == (1.5, 3.0, 2, 0)
@@ -213,7 +221,7 @@ def test_a_partition_no_longer_maintained_is_dropped(tmp_path):
     assert t.props["hoodie.table.metadata.partitions"] == "column_stats,files"  # updated in place too
     assert _mdt_folders(mdt) == ["column_stats", "files"]
     assert _written_at(mdt, instant) == ["column_stats", "files"]
-    name = posixpath.basename(stats[0]["path"])
+    name = posixpath.basename(stats[0].path)
     assert mdt.read_partition(COLUMN_STATS, keys=[column_stats_key("ts", "city=b", name)])
     assert mdt.validate() == {} and mdt.drop_unmaintained() == []
     # a writer maintaining every partition goes on with those still there

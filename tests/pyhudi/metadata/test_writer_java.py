@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pyhudi.avro import schema as avro_schema
+from pyhudi.basefile import parquet as base_file
 from pyhudi.metadata import COLUMN_STATS, FILES, MetadataWriter, listing_from_storage
 from pyhudi.metadata.stats import column_stats_json
 from pyhudi.storage import Storage
@@ -20,7 +21,7 @@ from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
-from pyhudi.write import base_file
+from pyhudi.table.write_stat import WriteStat
 from tests.pyhudi.metadata.synthetic import SyntheticTable, pyarrow_min_max, two_partition_table
 
 TRIPS = {"hoodie.table.name": "trips", "hoodie.datasource.write.recordkey.field": "id",
@@ -144,10 +145,9 @@ def _second_write(synth, storage, base):
                                            record_keys=arrow.column("id"), partition_id=0)
         st = base_file.write_base_file(f"{base}/{partition}/{name}", table, synth.writer_schema,
                                        filesystem=storage.fs)
-        return [{"partition": partition, "file_id": name.split("_")[0], "path": f"{partition}/{name}",
-                 "file_size": st.file_size, "is_log": False, "num_writes": 2,
-                 "column_stats": column_stats_json(table, st.parquet_metadata),
-                 "bloom": st.bloom_filter.serialize()}]
+        return [WriteStat(partition=partition, file_id=name.split("_")[0], path=f"{partition}/{name}",
+                          file_size=st.file_size, num_writes=2, num_inserts=2, bloom=st.bloom_filter.serialize(),
+                          column_stats=column_stats_json(table, st.parquet_metadata))]
     return second
 
 
@@ -280,7 +280,7 @@ def test_java_reader_on_mor_logs_and_non_partitioned(spark, inspect, tmp_path):
 
     def first(instant):
         s = t.write_base(instant, "x", range(0, 5))
-        fid["x"] = s["file_id"]
+        fid["x"] = s.file_id
         return [s]
 
     t.commit(first)
@@ -291,7 +291,7 @@ def test_java_reader_on_mor_logs_and_non_partitioned(spark, inspect, tmp_path):
     r = _assert_java_agrees(spark, inspect, t.base, mdt)
     assert r["metadata"]["partitions"] == [""]
     [sl] = r["metadata"]["slices"][""]
-    assert sl["logs"] == [posixpath.basename(stats[0]["path"])]
+    assert sl["logs"] == [posixpath.basename(stats[0].path)]
     got = _java_stats(spark, inspect, t.base, "", ["amount", "day", "price", "flag", "qty"])
     s = got[sl["logs"][0]]
     assert (_java_value(s["amount"]["min"]), _java_value(s["amount"]["max"])) == (1.5, 3.0)
@@ -315,9 +315,9 @@ def test_java_reader_on_mor_logs_and_non_partitioned(spark, inspect, tmp_path):
     assert mdt.compact() > i
     mdt.commit(i, "deltacommit", stats, {})
     pending = _java_listing(spark, inspect, t.base)["metadata"]["files"][""]  # not completed on the data table:
-    assert posixpath.basename(stats[0]["path"]) not in [n for n, _ in pending]  # its MDT blocks are not used yet
-    meta = im.commit_metadata({"": [im.write_stat(fileId=fid["x"], path=stats[0]["path"], partitionPath="",
-                                                  fileSizeInBytes=stats[0]["file_size"])]}, "UPSERT", None)
+    assert posixpath.basename(stats[0].path) not in [n for n, _ in pending]  # its MDT blocks are not used yet
+    meta = im.commit_metadata({"": [im.write_stat(fileId=fid["x"], path=stats[0].path, partitionPath="",
+                                                  fileSizeInBytes=stats[0].file_size)]}, "UPSERT", None)
     tl.complete(inflight, im.encode(im.COMMIT, meta))
     r = _assert_java_agrees(spark, inspect, t.base, mdt)
-    assert posixpath.basename(stats[0]["path"]) in r["metadata"]["slices"][""][0]["logs"]
+    assert posixpath.basename(stats[0].path) in r["metadata"]["slices"][""][0]["logs"]

@@ -36,6 +36,17 @@ def test_slices_of_committed_files():
     assert slices["f1"][0].files()[0] == base("f1", T1)
 
 
+def test_cdc_logs_are_in_no_slice():
+    """Change-data log files are read by CDC queries only: not part of a slice's data (Hudi's and
+    the connector's file-system view leave them out too), and alone they open no slice."""
+    done = {T1: T1, T2: T2}
+    cdc = str(LogFileName("f1", T2, 1, "0-1-0", ".cdc"))
+    only_cdc = str(LogFileName("f2", T2, 1, "0-1-0", ".cdc"))
+    assert file_id_and_instant(cdc) == ("f1", T2, True)
+    slices = build_slices([base("f1", T1), log("f1", T2), cdc, only_cdc], done.__contains__, done.get)
+    assert slices == {"f1": [FileSlice("f1", T1, base("f1", T1), [log("f1", T2)])]}
+
+
 def test_logs_join_the_slice_by_completion_time():
     """A log requested before a compaction but completed after it belongs to the compacted slice;
     a pending compaction opens an empty slice."""

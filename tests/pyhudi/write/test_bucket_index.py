@@ -7,8 +7,8 @@ import pyarrow as pa
 import pytest
 
 from pyhudi.write import bucket_index
-from pyhudi.write.hudi_table import HudiTable
 from pyhudi.write.config import WriteConfig, WriteOptionError
+from pyhudi.write.hudi_table import HudiTable
 from tests.table_checks import unchanged_after
 
 SCHEMA = "id string, ts long, region string, val int"

@@ -115,3 +115,41 @@ def test_write_scenario_three_readers_agree(spark, tmp_path, name):
         check(table.insert_overwrite(fresh))
     for instant, want in steps:
         assert _hudi_rs(path, instant) == want, instant
+
+
+def test_a_write_asks_for_the_slices_of_the_partitions_it_touches(spark, tmp_path, monkeypatch):
+    from pyhudi.write import view
+
+    asked = []
+    latest = view.latest_file_slices
+
+    def recording(session, path, partitions):
+        asked.append(None if partitions is None else sorted(partitions))
+        return latest(session, path, partitions)
+
+    def rows(keys, ts, region=None):
+        return spark.createDataFrame([(f"k{i}", ts, region or REGIONS[i % 3]) for i in keys],
+                                     "id string, ts long, region string")
+
+    monkeypatch.setattr(view, "latest_file_slices", recording)
+    opts = {"hoodie.table.name": "asked", "hoodie.datasource.write.recordkey.field": "id",
+            "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "region"}
+    table = HudiTable(spark, str(tmp_path / "simple"), opts)
+    table.insert(rows(range(30), 1))
+    table.upsert(rows(range(5), 2, "us"))  # the simple index looks for keys in the batch's partitions
+    table.insert_overwrite(rows(range(100, 103), 3, "apac"))
+    table.delete_partition(["eu"])
+    table.insert_overwrite_table(rows(range(200, 202), 4))
+    assert asked == [["apac", "eu", "us"], ["us"], ["apac"], ["eu"], None]
+    assert sorted(r["id"] for r in table.read().collect()) == ["k200", "k201"]
+
+    asked.clear()
+    bucket = HudiTable(spark, str(tmp_path / "bucket"), {**opts, "hoodie.index.type": "BUCKET",
+                                                         "hoodie.bucket.index.num.buckets": "2",
+                                                         "hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+    bucket.insert(rows(range(30), 1))  # not cached: learning its partitions would cost a pass, so all
+    cached = rows(range(3), 2, "us").cache()
+    bucket.upsert(cached)  # cached: its partitions only
+    cached.unpersist()
+    assert asked == [None, ["us"]]
+    assert sorted(r["id"] for r in bucket.read().filter("ts = 2").collect()) == ["k0", "k1", "k2"]

@@ -52,7 +52,7 @@ def test_insert_overwrite_table_delete_partition_and_evolution(spark, tmp_path):
 
 
 def test_bloom_filter_and_key_range_in_base_file_footer(spark, tmp_path):
-    from pyhudi.write import base_file
+    from pyhudi.basefile import parquet as base_file
 
     path = str(tmp_path / "t")
     HudiTable(spark, path, OPTS).insert(_rows(spark, 30))

@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pyhudi.avro import schema as A
-from pyhudi.write import base_file as B
-from pyhudi.write import bloom
+from pyhudi.basefile import bloom
+from pyhudi.basefile import parquet as B
 
 UTC = dt.timezone.utc
 COMMIT = "20250101120000000"

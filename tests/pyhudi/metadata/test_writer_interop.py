@@ -6,11 +6,11 @@ import pyarrow as pa
 import pytest
 
 from conftest import SHARED
-from pyhudi.table import properties
 from pyhudi.metadata import MetadataWriter
 from pyhudi.storage import Storage
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
+from pyhudi.write.hudi_table import HudiTable
 
 sys.path.insert(0, str(SHARED / "tools"))
 from hudi_canon import canon  # noqa: E402

@@ -11,13 +11,13 @@ import pyarrow as pa
 import pytest
 
 from conftest import SHARED
-from pyhudi.table import properties
 from pyhudi.metadata import MetadataTableError, MetadataWriter
 from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, PARTITIONS_KEY
 from pyhudi.metadata.locks import HEARTBEAT_FILE
 from pyhudi.storage import Storage
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
+from pyhudi.write.hudi_table import HudiTable
 
 sys.path.insert(0, str(SHARED / "tools"))
 from hudi_canon import canon  # noqa: E402

@@ -32,7 +32,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from pyhudi.avro import schema as avro_schema
-from pyhudi.write import bloom
+from pyhudi.basefile import bloom
 
 BLOOM_KEY = "org.apache.hudi.bloomfilter"
 LEGACY_BLOOM_KEY = "com.uber.hoodie.bloomfilter"

@@ -5,8 +5,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pyhudi.write import bloom
 from conftest import TABLE_NAMES
+from pyhudi.basefile import bloom
 
 
 def _bloom_files(fixture_tables):

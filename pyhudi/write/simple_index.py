@@ -1,0 +1,59 @@
+"""The simple index (Apache Hudi's SIMPLE and GLOBAL_SIMPLE): the file group of each incoming key,
+found by joining the batch with the keys the table holds in the partitions it writes to (all
+partitions for the global flavour, where a key keeps the partition it already lives in)."""
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from pyhudi.write.config import WriteConfig
+from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
+
+BROADCAST_TAGGING_MAX_RECORDS = 1_000_000  # batches up to this size are broadcast to the key scan
+
+
+def file_id_of(file_name: Column) -> Column:
+    """File id from _hoodie_file_name: base files are <fileId>_<token>_<instant>.<ext>; log
+    records already hold the file id."""
+    return F.when(file_name.rlike(r"_\d+-\d+-\d+_\d+\.[a-z]+$"),
+                  F.substring_index(file_name, "_", 1)).otherwise(file_name)
+
+
+def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, partitions: list[str]) -> DataFrame:
+    """(_hudi_k key, _hudi_p partition, FG file id) of the records the table holds where it matters."""
+    snap = spark.read.format("hudi-meta").load(path)
+    if cfg.index_type != "GLOBAL_SIMPLE" and cfg.partition_fields:
+        snap = snap.filter(F.col("_hoodie_partition_path").isin(partitions))
+    return snap.select(F.col("_hoodie_record_key").alias("_hudi_k"), F.col("_hoodie_partition_path").alias("_hudi_p"),
+                       file_id_of(F.col("_hoodie_file_name")).alias(FG))
+
+
+def tag(incoming: DataFrame, existing: DataFrame | None, cfg: WriteConfig, records: int) -> DataFrame:
+    """`incoming` with FG (the key's file group, or null) and OP (U/D for a known key, I for a new
+    one); `existing` None: nothing to look up (a new table, or an operation that only inserts)."""
+    if existing is None:
+        untagged = incoming.withColumn(FG, F.lit(None).cast("string")).withColumn(OP, F.lit(INSERT))
+        # deleting from a table with no records deletes nothing
+        return untagged.filter(F.lit(False)) if cfg.operation == "delete" else untagged
+    global_index = cfg.index_type == "GLOBAL_SIMPLE"
+    if records <= BROADCAST_TAGGING_MAX_RECORDS:
+        # a small batch's keys go to every task scanning the table's keys: no shuffle of those
+        batch = incoming.select(F.col("_hoodie_record_key").alias("_hudi_bk"),
+                                F.col("_hoodie_partition_path").alias("_hudi_bp"))
+        hit = F.col("_hudi_k") == F.col("_hudi_bk")
+        if not global_index:
+            hit = hit & (F.col("_hudi_p") == F.col("_hudi_bp"))
+        existing = existing.join(F.broadcast(batch), hit, "left_semi")
+    cond = F.col("_hoodie_record_key") == F.col("_hudi_k")
+    if not global_index:
+        cond = cond & (F.col("_hoodie_partition_path") == F.col("_hudi_p"))
+    tagged = incoming.join(existing, cond, "left")
+    if global_index:  # updates stay in the record's current partition
+        tagged = tagged.withColumn("_hoodie_partition_path",
+                                   F.coalesce(F.col("_hudi_p"), F.col("_hoodie_partition_path")))
+    known = F.lit(DELETE) if cfg.operation == "delete" else F.lit(UPDATE)
+    op = F.when(F.col(FG).isNull(), F.lit(INSERT)).otherwise(known)
+    tagged = tagged.withColumn(OP, op).drop("_hudi_k", "_hudi_p")
+    if cfg.operation == "delete":
+        tagged = tagged.filter(F.col(OP) == DELETE)
+    return tagged
