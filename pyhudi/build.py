@@ -29,6 +29,7 @@ MIN_JDK = 17
 
 
 class BuildError(RuntimeError):
+    # not a HudiError: setup.py loads this file alone, before pyhudi (and what it imports) is installed
     pass
 
 

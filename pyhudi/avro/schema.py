@@ -27,6 +27,8 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 
+from pyhudi.errors import HudiError
+
 META_FIELDS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
                "_hoodie_partition_path", "_hoodie_file_name")
 OPERATION_FIELD = "_hoodie_operation"
@@ -37,7 +39,7 @@ _INVALID_CHARS = re.compile(r"[^A-Za-z0-9_]")
 _PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
 
 
-class AvroSchemaError(ValueError):
+class AvroSchemaError(HudiError, ValueError):
     pass
 
 

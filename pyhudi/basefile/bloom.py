@@ -26,6 +26,8 @@ import math
 import struct
 from typing import Iterable
 
+from pyhudi.errors import HudiError
+
 try:  # numpy is optional: pyarrow no longer requires it
     import numpy as np
 except ImportError:  # pragma: no cover - exercised only on numpy-less installs
@@ -47,7 +49,7 @@ _BATCH = 1 << 17                   # keys hashed per numpy pass (bounds temporar
 _SMALL_BATCH = 64                  # below this, per-key Python hashing beats numpy's fixed costs
 
 
-class BloomFilterError(ValueError):
+class BloomFilterError(HudiError, ValueError):
     pass
 
 

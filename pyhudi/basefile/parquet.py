@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 
 from pyhudi.avro import schema as avro_schema
 from pyhudi.basefile import bloom
+from pyhudi.errors import HudiError
 
 BLOOM_KEY = "org.apache.hudi.bloomfilter"
 LEGACY_BLOOM_KEY = "com.uber.hoodie.bloomfilter"
@@ -46,7 +47,7 @@ COMMIT_TIME, SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME = avro_schema.META_FIE
 DEFAULT_COMPRESSION = "zstd"
 
 
-class BaseFileError(ValueError):
+class BaseFileError(HudiError, ValueError):
     pass
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from pyhudi.errors import HudiError
+
 Parser = Callable[[str, str], Any]  # (key as given, raw value) -> value
 
 
-class OptionError(ValueError):
+class OptionError(HudiError, ValueError):
     """An option that is unknown, unsupported, malformed or contradicts the table."""
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import struct
 
+from pyhudi.errors import HudiError
+
 # Hudi's `hoodie.hfile.block.size` default, also the block size of metadata-table log-block HFiles.
 DEFAULT_BLOCK_SIZE = 1024 * 1024
 HBASE_DEFAULT_BLOCK_SIZE = 64 * 1024
@@ -60,7 +62,7 @@ CODEC_NAMES = {v: k for k, v in CODECS.items()}
 WRITABLE_CODECS = ("GZ", "NONE")
 
 
-class HFileFormatError(ValueError):
+class HFileFormatError(HudiError, ValueError):
     """Malformed or unsupported HFile bytes."""
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import struct
 
+from pyhudi.errors import HudiError
 
-class LogFormatError(ValueError):
+
+class LogFormatError(HudiError, ValueError):
     pass
 
 

@@ -5,6 +5,7 @@ import datetime as dt
 import zlib
 
 from pyhudi.config import options
+from pyhudi.errors import HudiError
 from pyhudi.storage import Storage
 
 PROPS_FILE = "hoodie.properties"
@@ -47,7 +48,7 @@ REQUIRED_KEYS = (NAME, TYPE, VERSION)
 TABLE_TYPES = ("COPY_ON_WRITE", "MERGE_ON_READ")
 
 
-class TablePropertiesError(ValueError):
+class TablePropertiesError(HudiError, ValueError):
     pass
 
 

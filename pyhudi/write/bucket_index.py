@@ -12,6 +12,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from pyhudi.config import options as o
+from pyhudi.errors import HudiError
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.write.config import BUCKET_PROPERTIES, WriteConfig
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
@@ -20,7 +21,7 @@ BUCKET = "_hudi_bucket"
 FUNCTION = "hudi_bucket_id"
 
 
-class BucketLayoutError(ValueError):
+class BucketLayoutError(HudiError, ValueError):
     pass
 
 

@@ -21,6 +21,7 @@ from pyspark.sql.window import Window
 
 from pyhudi.avro import schema as avro_schema
 from pyhudi.config import options as o
+from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter
 from pyhudi.storage import Storage
@@ -47,7 +48,7 @@ OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_
                    "delete_partition": "DELETE_PARTITION"}
 
 
-class HudiWriteError(ValueError):
+class HudiWriteError(HudiError, ValueError):
     pass
 
 

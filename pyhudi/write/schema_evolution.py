@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from pyhudi.avro import schema as avro_schema
+from pyhudi.errors import HudiError
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
@@ -15,7 +16,7 @@ _WIDER = {("int", "long"), ("int", "float"), ("int", "double"), ("long", "float"
           ("float", "double"), ("string", "bytes"), ("bytes", "string")}
 
 
-class IncompatibleSchemaError(ValueError):
+class IncompatibleSchemaError(HudiError, ValueError):
     pass
 
 

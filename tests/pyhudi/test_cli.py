@@ -8,8 +8,8 @@ from conftest import PROJECT
 from pyhudi.write.hudi_table import HudiTable
 
 
-def _cli(*args):
-    done = subprocess.run([sys.executable, "-m", "pyhudi.cli", *args], cwd=str(PROJECT), capture_output=True,
+def _cli(*args, module="pyhudi"):
+    done = subprocess.run([sys.executable, "-m", module, *args], cwd=str(PROJECT), capture_output=True,
                           text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
     return done.returncode, done.stdout + done.stderr
 
@@ -38,3 +38,4 @@ def test_metadata_commands(spark, tmp_path):
     assert rc == 0 and not Path(path, ".hoodie", "metadata").exists()
     rc, out = _cli("timeline", path)
     assert rc == 0 and "commit" in out and "completed" in out
+    assert _cli("timeline", path, module="pyhudi.cli") == (rc, out)  # the module the `pyhudi` script runs
