@@ -1,6 +1,6 @@
 """Settings: the options pyhudi honours (`options`), each defined once with Apache Hudi's key, its
 default and parser; the catalogue of every Apache Hudi 1.x key
-(`HUDI_KEYS`, read from hudi_keys.tsv); and what pyhudi
+(`HUDI_KEYS`, read from the connector's hudi-option-keys.tsv); and what pyhudi
 does with a key it does not honour (`recognise`)."""
 from pyhudi.config.options import REGISTRY, Option, honoured
 from pyhudi.config.parsers import OptionError

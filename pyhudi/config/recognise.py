@@ -7,7 +7,7 @@
 * refused: any other Apache Hudi option ("<key> is an Apache Hudi option pyhudi does not support
   yet"), since ignoring it could write something else than the job asks for;
 * refused as unknown, with the nearest known key: a `hoodie.*` key that Apache Hudi 1.x does not
-  define (`hudi_keys.tsv`) and pyhudi does not honour.
+  define (`hudi-option-keys.tsv`) and pyhudi does not honour.
 
 Keys outside `hoodie.*` (Spark's own, "path") are not checked.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import zipfile
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -22,11 +23,21 @@ from pyhudi.config.options import REGISTRY
 from pyhudi.config.parsers import OptionError
 
 log = logging.getLogger(__name__)
+CATALOGUE = "io/hudimeta/spark/hudi-option-keys.tsv"
 
 
 def _catalogue() -> dict[str, str]:
-    """Apache Hudi's option keys -> the Hudi class defining each (hudi_keys.tsv, generated data)."""
-    text = (Path(__file__).with_name("hudi_keys.tsv")).read_text(encoding="utf-8")
+    """Apache Hudi's option keys -> the Hudi class defining each. One file serves both halves: the
+    connector's resource hudi-option-keys.tsv (generated data), read from the source tree in a
+    checkout and from the connector jar in an installed package."""
+    source = Path(__file__).resolve().parents[2] / "connector/src/main/resources" / CATALOGUE
+    if source.is_file():
+        text = source.read_text(encoding="utf-8")
+    else:
+        from pyhudi import build
+
+        with zipfile.ZipFile(build.build(quiet=True)) as jar:
+            text = jar.read(CATALOGUE).decode("utf-8")
     return dict(line.split("\t", 1) for line in text.splitlines() if line and not line.startswith("#"))
 
 

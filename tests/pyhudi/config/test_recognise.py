@@ -97,3 +97,15 @@ def test_ignored_keys_are_logged(caplog):
 
 def test_keys_outside_hoodie_pass():
     check({"path": "/t", "as.of.instant": "x", "spark.sql.shuffle.partitions": "2", "__partition_columns": "[]"})
+
+
+def test_the_connector_jar_carries_the_same_catalogue():
+    """An installed package has no connector sources: the catalogue is then read from the jar."""
+    import zipfile
+
+    from conftest import PROJECT
+    from pyhudi import build
+    from pyhudi.config.recognise import CATALOGUE
+
+    with zipfile.ZipFile(build.build(quiet=True)) as jar:
+        assert jar.read(CATALOGUE) == (PROJECT / "connector/src/main/resources" / CATALOGUE).read_bytes()

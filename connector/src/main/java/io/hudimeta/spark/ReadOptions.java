@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /** The read options of format("hudi-meta"), under Apache Hudi's own keys, validated once. */
 final class ReadOptions implements Serializable {
@@ -20,6 +21,7 @@ final class ReadOptions implements Serializable {
   static final String END = "hoodie.datasource.read.end.instanttime";
   static final String METADATA_ENABLE = "hoodie.metadata.enable";
   static final String DATA_SKIPPING = "hoodie.enable.data.skipping";
+  private static final Set<String> HONOURED = Set.of(QUERY_TYPE, BEGIN, END, METADATA_ENABLE, DATA_SKIPPING);
 
   final String path;
   final QueryType queryType;
@@ -68,6 +70,7 @@ final class ReadOptions implements Serializable {
 
   /** Options as Spark passes them (case-insensitive keys, lower-cased). */
   static ReadOptions parse(Map<String, String> options) {
+    OptionKeys.check(options, HONOURED);
     return new ReadOptions(options);
   }
 
