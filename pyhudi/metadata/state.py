@@ -104,7 +104,7 @@ class MdtState:
     def slices(self, part: str) -> dict[str, list[FileSlice]]:
         if part not in self._slices:
             self._slices[part] = build_slices((n for n, _ in self.listing(part)), self.committed,
-                                              self.completion)
+                                              self.completion, base_format="hfile")
         return self._slices[part]
 
     def latest(self, part: str) -> dict[str, FileSlice]:

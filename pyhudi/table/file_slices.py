@@ -41,6 +41,9 @@ def file_groups(slices: Iterable[FileSlice], partitions: Container[str] | None =
     return out
 
 
+COMMIT_LIKE = ("commit", "deltacommit", "replacecommit")  # compaction and clustering complete as these
+
+
 def file_id_and_instant(name: str) -> tuple[str, str, bool] | None:
     """(file id, instant, is log) of a base or log file name; None for anything else."""
     if file_names.is_log(name):
@@ -54,10 +57,11 @@ def file_id_and_instant(name: str) -> tuple[str, str, bool] | None:
 
 def committed_rule(instants: Sequence[Instant]) -> Callable[[str], bool]:
     """Whether files written at an instant are committed, on a timeline holding `instants`:
-    the instant is completed, or older than the first active instant (archived)."""
+    the instant is completed, or absent and older than the first completed write (archived, as
+    Hudi's file-system view judges with its timeline of completed commits)."""
     completed = {i.requested_time for i in instants if i.is_completed}
     pending = {i.requested_time for i in instants if not i.is_completed}
-    first = min((i.requested_time for i in instants), default=None)
+    first = min((i.requested_time for i in instants if i.is_completed and i.action in COMMIT_LIKE), default=None)
 
     def committed(instant: str) -> bool:
         if instant in completed:
@@ -69,8 +73,9 @@ def committed_rule(instants: Sequence[Instant]) -> Callable[[str], bool]:
     return committed
 
 
-def _committed_files(names: Iterable[str], committed: Callable[[str], bool]):
-    """(base files by file id and instant, [(sort key, name, instant)] of logs by file id)."""
+def _committed_files(names: Iterable[str], committed: Callable[[str], bool], base_format: str | None):
+    """(base files by file id and instant, [(sort key, name, instant)] of logs by file id); with a
+    `base_format`, base files of another format are not the table's (Hudi's view keeps one)."""
     bases: dict[str, dict[str, str | None]] = {}
     logs: dict[str, list[tuple[tuple, str, str]]] = {}
     for name in names:
@@ -82,7 +87,7 @@ def _committed_files(names: Iterable[str], committed: Callable[[str], bool]):
             log = file_names.parse_log(name)
             if not log.cdc_suffix:  # change data is read by CDC queries only, never merged into a slice
                 logs.setdefault(fid, []).append((log.sort_key(), name, instant))
-        else:
+        elif base_format is None or file_names.parse_base(name).ext == base_format:
             slot = bases.setdefault(fid, {})
             if slot.get(instant) is None or name > slot[instant]:
                 slot[instant] = name
@@ -91,11 +96,13 @@ def _committed_files(names: Iterable[str], committed: Callable[[str], bool]):
 
 def build_slices(names: Iterable[str], committed: Callable[[str], bool],
                  completion: Callable[[str], str | None],
-                 pending_compactions: Mapping[str, str] | None = None) -> dict[str, list[FileSlice]]:
+                 pending_compactions: Mapping[str, str] | None = None,
+                 base_format: str | None = None) -> dict[str, list[FileSlice]]:
     """File slices per file group, oldest first (module comment). `completion(instant)` is the
     completion time of a committed instant (None when unknown, e.g. archived);
-    `pending_compactions` maps file ids to the instant of a compaction planned on them."""
-    bases, logs = _committed_files(names, committed)
+    `pending_compactions` maps file ids to the instant of a compaction planned on them;
+    `base_format` the table's base file extension (None: any)."""
+    bases, logs = _committed_files(names, committed, base_format)
     for fid, instant in (pending_compactions or {}).items():
         if fid in bases or fid in logs:
             bases.setdefault(fid, {}).setdefault(instant, None)

@@ -63,9 +63,21 @@ def metadata_block_validity(given):
                           data=given["data"], first_data_instant=given["firstDataInstant"])
 
 
+def file_slices(given):
+    from pyhudi.table.file_slices import build_slices, committed_rule
+    from pyhudi.table.timeline import Instant
+
+    instants = [Instant(i["requestedTime"], i["action"], i["state"].lower(), i["completionTime"])
+                for i in given["instants"]]
+    done = {i.requested_time: i.completion_time for i in instants if i.is_completed}
+    slices = build_slices(given["files"], committed_rule(instants), done.get, base_format="parquet")
+    return {fid: [{"baseInstantTime": s.base_instant, "baseFile": s.base, "logFiles": s.logs} for s in group]
+            for fid, group in slices.items()}
+
+
 RUNNERS = {"instant_file_names": instant_file_names, "base_file_names": base_file_names,
            "log_file_names": log_file_names, "metadata_keys": metadata_keys,
-           "metadata_block_validity": metadata_block_validity}
+           "metadata_block_validity": metadata_block_validity, "file_slices": file_slices}
 
 
 def _cases():

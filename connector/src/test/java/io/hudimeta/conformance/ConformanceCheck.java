@@ -6,6 +6,7 @@ import io.hudimeta.metadata.BlockValidity;
 import io.hudimeta.metadata.MetadataKeys;
 import io.hudimeta.table.BaseFile;
 import io.hudimeta.table.FileNames;
+import io.hudimeta.table.FileSliceVectors;
 import io.hudimeta.table.Instant;
 import io.hudimeta.table.LogFile;
 import io.hudimeta.table.Timeline;
@@ -38,7 +39,9 @@ public final class ConformanceCheck {
     "metadata_keys",
     ConformanceCheck::metadataKey,
     "metadata_block_validity",
-    ConformanceCheck::blockValidity
+    ConformanceCheck::blockValidity,
+    "file_slices",
+    FileSliceVectors::slices
   );
 
   private ConformanceCheck() {}
