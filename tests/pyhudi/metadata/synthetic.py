@@ -141,6 +141,19 @@ def two_partition_table(path, **kw) -> tuple[SyntheticTable, dict[str, str]]:
     return t, fids
 
 
+def non_partitioned_mor_table(path) -> tuple[SyntheticTable, str]:
+    """One commit of a non-partitioned merge-on-read table: a base file of five keys; its file id."""
+    t = SyntheticTable(path, partitioned=False, table_type="MERGE_ON_READ")
+    stats = t.commit(lambda instant: [t.write_base(instant, "x", range(0, 5))])[1]
+    return t, stats[0].file_id
+
+
+def start_write(t: SyntheticTable, action="commit"):
+    """A data write requested and inflight, not completed: (inflight instant, its time)."""
+    req = t.timeline.create_requested(action)
+    return t.timeline.transition_to_inflight(req, b""), req.requested_time
+
+
 def pyarrow_min_max(path: str, column: str):
     col = pq.ParquetFile(path).read(columns=[column]).column(column)
     mm = pc.min_max(col)

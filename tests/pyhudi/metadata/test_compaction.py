@@ -9,7 +9,7 @@ from pyhudi.metadata.state import MdtState
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
-from tests.pyhudi.metadata.synthetic import V8_MDT, two_partition_table
+from tests.pyhudi.metadata.synthetic import V8_MDT, start_write, two_partition_table
 
 
 def test_compaction_merge_reproduces_hudi_base_files(fixture_tables):
@@ -39,9 +39,7 @@ def test_compaction_around_a_write_in_flight(tmp_path):
     mdt = t.mdt()
     mdt.initialize()
     tl = t.timeline
-    req = tl.create_requested("commit")
-    inflight = tl.transition_to_inflight(req, b"")
-    i = req.requested_time
+    inflight, i = start_write(t)
     stats = [t.write_base(i, "a", range(100, 103))]
     c = mdt.compact()
     assert c is not None and c > i

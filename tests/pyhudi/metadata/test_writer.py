@@ -23,7 +23,12 @@ from pyhudi.metadata.state import MdtState
 from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
-from tests.pyhudi.metadata.synthetic import SyntheticTable, two_partition_table, without_instant
+from tests.pyhudi.metadata.synthetic import (
+    non_partitioned_mor_table,
+    start_write,
+    two_partition_table,
+    without_instant,
+)
 
 
 def _check_deltacommit(t, mdt, instant, stats):
@@ -121,9 +126,7 @@ def test_retry_rollback_and_invisible_commits(tmp_path):
     mdt = t.mdt()
     mdt.initialize()
     tl = t.timeline
-    req = tl.create_requested("commit")
-    inflight = tl.transition_to_inflight(req, b"")
-    i = req.requested_time
+    inflight, i = start_write(t)
     stats = [t.write_base(i, "a", range(70, 72))]
     mdt.commit(i, "commit", stats, {})
     # not completed on the data table yet: readers (and validate) do not see it
@@ -135,29 +138,20 @@ def test_retry_rollback_and_invisible_commits(tmp_path):
     with pytest.raises(MetadataTableError, match="completed"):
         mdt.rollback(i)
     # an MDT deltacommit whose data instant died is rolled back by the next commit
-    req2 = tl.create_requested("commit")
-    tl.transition_to_inflight(req2, b"")
-    mdt.commit(req2.requested_time, "commit", [t.write_base(req2.requested_time, "a", range(80, 81))], {})
+    _, i2 = start_write(t)
+    mdt.commit(i2, "commit", [t.write_base(i2, "a", range(80, 81))], {})
     tl.delete_pending(tl.instants()[-1])  # the data write is rolled back
-    assert mdt.rollback(req2.requested_time) is True
-    assert not [n for n, _ in MdtState(mdt).listing("files") if f"_{req2.requested_time}." in n]
+    assert mdt.rollback(i2) is True
+    assert not [n for n, _ in MdtState(mdt).listing("files") if f"_{i2}." in n]
     assert mdt.validate() == {}
 
 
 def test_non_partitioned_mor_table(tmp_path):
-    t = SyntheticTable(tmp_path / "np", partitioned=False, table_type="MERGE_ON_READ")
-    fid = {}
-
-    def first(instant):
-        s = t.write_base(instant, "x", range(0, 5))
-        fid["x"] = s.file_id
-        return [s]
-
-    t.commit(first)
+    t, fid = non_partitioned_mor_table(tmp_path / "np")
     mdt = t.mdt()
     assert mdt.initialize() == ["00000000000000000", "00000000000000001", "00000000000000002"]
     assert properties.load(t.storage, t.base)["hoodie.table.metadata.partitions"] == "bloom_filters,column_stats,files"
-    instant, stats = t.commit(lambda i: [t.write_log(i, "x", [1, 2], fid["x"])], mdt=mdt)
+    instant, stats = t.commit(lambda i: [t.write_log(i, "x", [1, 2], fid)], mdt=mdt)
     assert mdt.validate() == {}
     files = mdt.read_partition(FILES)
     assert set(files) == {"__all_partitions__", "."} and files["__all_partitions__"].live_files() == {".": 0}

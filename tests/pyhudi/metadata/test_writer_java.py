@@ -22,7 +22,13 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
 from pyhudi.table.write_stat import WriteStat
-from tests.pyhudi.metadata.synthetic import SyntheticTable, pyarrow_min_max, two_partition_table
+from tests.pyhudi.metadata.synthetic import (
+    SyntheticTable,
+    non_partitioned_mor_table,
+    pyarrow_min_max,
+    start_write,
+    two_partition_table,
+)
 
 TRIPS = {"hoodie.table.name": "trips", "hoodie.datasource.write.recordkey.field": "id",
          "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "city",
@@ -275,19 +281,11 @@ def test_metadata_table_for_hudi_written_v8_tables(spark, inspect, fixture_table
 
 
 def test_java_reader_on_mor_logs_and_non_partitioned(spark, inspect, tmp_path):
-    t = SyntheticTable(tmp_path / "np", partitioned=False, table_type="MERGE_ON_READ")
-    fid = {}
-
-    def first(instant):
-        s = t.write_base(instant, "x", range(0, 5))
-        fid["x"] = s.file_id
-        return [s]
-
-    t.commit(first)
+    t, fid = non_partitioned_mor_table(tmp_path / "np")
     mdt = t.mdt()
     mdt.initialize()
     _assert_java_agrees(spark, inspect, t.base, mdt)
-    instant, stats = t.commit(lambda i: [t.write_log(i, "x", [1, 2], fid["x"])], mdt=mdt)
+    instant, stats = t.commit(lambda i: [t.write_log(i, "x", [1, 2], fid)], mdt=mdt)
     r = _assert_java_agrees(spark, inspect, t.base, mdt)
     assert r["metadata"]["partitions"] == [""]
     [sl] = r["metadata"]["slices"][""]
@@ -308,15 +306,13 @@ def test_java_reader_on_mor_logs_and_non_partitioned(spark, inspect, tmp_path):
 
     # a write whose MDT deltacommit follows an MDT compaction scheduled after it started (Hudi's order)
     tl = t.timeline
-    req = tl.create_requested("deltacommit")
-    inflight = tl.transition_to_inflight(req, b"")
-    i = req.requested_time
-    stats = [t.write_log(i, "x", [3, 4], fid["x"])]
+    inflight, i = start_write(t, "deltacommit")
+    stats = [t.write_log(i, "x", [3, 4], fid)]
     assert mdt.compact() > i
     mdt.commit(i, "deltacommit", stats, {})
     pending = _java_listing(spark, inspect, t.base)["metadata"]["files"][""]  # not completed on the data table:
     assert posixpath.basename(stats[0].path) not in [n for n, _ in pending]  # its MDT blocks are not used yet
-    meta = im.commit_metadata({"": [im.write_stat(fileId=fid["x"], path=stats[0].path, partitionPath="",
+    meta = im.commit_metadata({"": [im.write_stat(fileId=fid, path=stats[0].path, partitionPath="",
                                                   fileSizeInBytes=stats[0].file_size)]}, "UPSERT", None)
     tl.complete(inflight, im.encode(im.COMMIT, meta))
     r = _assert_java_agrees(spark, inspect, t.base, mdt)
