@@ -188,6 +188,33 @@ METADATA_COMPACT_AFTER = _define("hoodie.metadata.compact.max.delta.commits", 10
 RECORD_INDEX_ENABLE = _define("hoodie.metadata.record.index.enable", "false", off("the record index"),
                               "The record index (not implemented: only false).")
 
+# ---- file-system view and timeline server -----------------------------------------------------
+
+VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
+EMBED_TIMELINE_SERVER = _define("hoodie.embed.timeline.server", True, boolean,
+                                "Start a timeline server in the driver's JVM (one per JVM, reused) and ask it for "
+                                "the latest file slices; a write that cannot reach it builds its own view.")
+EMBED_TIMELINE_SERVER_PORT = _define("hoodie.embed.timeline.server.port", 0,
+                                     number(0, "a port number (0 = any free port)"),
+                                     "Port of the embedded timeline server (0: any free port).")
+VIEW_TYPE = _define("hoodie.filesystem.view.type", "MEMORY", choice(VIEW_TYPES, ("EMBEDDED_KV_STORE",)),
+                    "Where the synced view keeps a table's files: MEMORY, or SPILLABLE_DISK (RocksDB under "
+                    "hoodie.filesystem.view.spillable.dir past hoodie.filesystem.view.spillable.mem). REMOTE_FIRST: "
+                    "ask the server at hoodie.filesystem.view.remote.host/port, building the view in the driver when "
+                    "it cannot be reached; REMOTE_ONLY: the same without that fallback.")
+VIEW_SPILLABLE_MEM = _define("hoodie.filesystem.view.spillable.mem", 104857600, number(1, "a size in bytes"),
+                             "Bytes of file entries a SPILLABLE_DISK view keeps on the heap before spilling.")
+VIEW_SPILLABLE_DIR = _define("hoodie.filesystem.view.spillable.dir", "/tmp/", text,
+                             "Local directory of a SPILLABLE_DISK view's RocksDB files.")
+VIEW_REMOTE_HOST = _define("hoodie.filesystem.view.remote.host", "localhost", text,
+                           "Host of the timeline server a REMOTE_FIRST/REMOTE_ONLY view asks.")
+VIEW_REMOTE_PORT = _define("hoodie.filesystem.view.remote.port", 26754, number(1, "a port number"),
+                           "Port of the timeline server a REMOTE_FIRST/REMOTE_ONLY view asks.")
+VIEW_REMOTE_TIMEOUT = _define("hoodie.filesystem.view.remote.timeout.secs", 10, number(1, "seconds, at least 1"),
+                              "Seconds to wait for the timeline server before building the view in the driver "
+                              "(Hudi waits 300; a write should not stall minutes on a hung server).")
+VIEW_OPTIONS = (METADATA_ENABLE, VIEW_TYPE, VIEW_SPILLABLE_MEM, VIEW_SPILLABLE_DIR)  # what the JVM view is told
+
 # ---- parallelism -----------------------------------------------------------------------------
 
 BULK_INSERT_PARALLELISM = _define("hoodie.bulkinsert.shuffle.parallelism", 0, TASKS, "Tasks writing a bulk_insert.")

@@ -81,7 +81,7 @@ WARN_GROUPS = {
 
 # single keys and key prefixes (ending in ".") safe to ignore, whatever class defines them
 WARN_KEYS = {
-    "hoodie.embed.timeline.server": "the embedded timeline server, which pyhudi's executors do not use",
+    "hoodie.embed.timeline.server.": "tuning of the embedded timeline server (threads, compression, reuse)",
     "hoodie.instant_state.timeline_server_based.": "the embedded timeline server, which pyhudi does not run",
     "hoodie.write.markers.type": "how Hudi's JVM writer creates markers; pyhudi writes direct markers",
     "hoodie.markers.timeline_server_based.": "how Hudi's JVM writer creates markers; pyhudi writes direct markers",

@@ -97,6 +97,29 @@ def parse_instant_time(text: str) -> dt.datetime:
     return base.replace(microsecond=int(text[14:17] or 0) * 1000)
 
 
+def collapse(instants: list[Instant]) -> list[Instant]:
+    """One Instant per requested time, its most advanced state, in requested-time order."""
+    latest: dict[str, Instant] = {}
+    for inst in sorted(instants, key=lambda i: (i.requested_time, STATE_ORDER[i.state])):
+        latest[inst.requested_time] = inst
+    return sorted(latest.values(), key=lambda i: i.requested_time)
+
+
+def timeline_hash(instants: list[Instant]) -> str:
+    """Apache Hudi's timeline hash (HoodieDefaultTimeline): hex SHA-256 over `<requested>_<action>_<STATE>`
+    of each instant, in requested-time order."""
+    md = hashlib.sha256()
+    for i in instants:
+        md.update(f"{i.requested_time}_{i.action}_{i.state.upper()}".encode())
+    return md.hexdigest()
+
+
+def last_write(instants: list[Instant]) -> str | None:
+    """Requested time of the latest completed commit, deltacommit or replacecommit."""
+    done = [i.requested_time for i in instants if i.is_completed and i.action in WRITE_ACTIONS]
+    return max(done) if done else None
+
+
 class InstantTimeGenerator:
     """Strictly increasing 17-digit instant times shared by every thread and process on this
     machine that writes the table: an exclusive file lock plus the last time handed out, and a
@@ -162,10 +185,7 @@ class Timeline:
 
     def instants(self) -> list[Instant]:
         """One Instant per requested time, in its most advanced state."""
-        latest: dict[str, Instant] = {}
-        for inst in self.instant_files():
-            latest[inst.requested_time] = inst
-        return sorted(latest.values(), key=lambda i: i.requested_time)
+        return collapse(self.instant_files())
 
     def completed(self, actions: tuple[str, ...] | None = None) -> list[Instant]:
         return [i for i in self.instants() if i.is_completed and (actions is None or i.action in actions)]
@@ -177,6 +197,12 @@ class Timeline:
         files = self.instant_files()
         times = [t for i in files for t in (i.requested_time, i.completion_time) if t]
         return max(times) if times else None
+
+    def view_state(self) -> tuple[str | None, str]:
+        """(latest completed write, timeline hash) from one listing: what a synced view compares with
+        its own to know it is current (io.hudimeta.view.SyncedView.syncIfStale)."""
+        instants = self.instants()
+        return last_write(instants), timeline_hash(instants)
 
     def read(self, instant: Instant) -> bytes:
         return self.storage.read(f"{self.dir}/{instant.file_name(self.layout)}")

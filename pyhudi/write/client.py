@@ -90,6 +90,7 @@ class Writer:
     def __init__(self, spark: SparkSession, path: str, options: dict[str, str]):
         self.spark = spark
         self.path = path
+        self.options = dict(options)
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
@@ -112,7 +113,7 @@ class Writer:
         create_schema = self._schema_for(df)
         if self.props is None:
             self.props = self._create_table(create_schema)
-        timeline = Timeline.for_table(self.storage, self.base, self.props)
+        timeline = self._timeline = Timeline.for_table(self.storage, self.base, self.props)
         rollback_failed_writes(self.storage, self.base, timeline)
         action = self._action()
         with self._planned(df) as plan:  # its checks fail before any instant is requested
@@ -264,7 +265,7 @@ class Writer:
 
     def _view(self, partitions: list[str] | None) -> _Plan:
         """The latest slices of `partitions` (None: all); a bucket table laid out otherwise fails here."""
-        slices = view.latest_file_slices(self.spark, self.path, partitions)
+        slices = view.latest_file_slices(self.spark, self.path, partitions, self.options, self._timeline.view_state())
         return _Plan(slices, bucket_index.existing_buckets(slices, self.cfg) if self.cfg.index_type == "BUCKET" else {})
 
     def _batch_partitions(self, df: DataFrame) -> list[str]:
@@ -313,7 +314,7 @@ class Writer:
         per_file = max(1, cfg.max_file_size // max(1, cfg.record_size_estimate))
         buckets: dict[str, list[str]] = {}
         for partition, n in counts.items():
-            small, capacity = self._small_files(partition, slices, per_file)
+            small, capacity = self._small_files(partition, slices, per_file, n)
             need_new = 0 if capacity >= n else math.ceil((n - capacity) / per_file)
             buckets[partition] = small + [filenames.new_file_id() for _ in range(need_new)]
         rows = [(p, i, fg) for p, fgs in buckets.items() for i, fg in enumerate(fgs)]
@@ -328,7 +329,11 @@ class Writer:
                     .drop("_hudi_sp", "_hudi_sn", "_hudi_bi", "_hudi_mp", "_hudi_mi", "_hudi_mfg"))
         return assigned, buckets
 
-    def _small_files(self, partition: str, slices: list[FileSlice], per_file: int) -> tuple[list[str], int]:
+    def _small_files(self, partition: str, slices: list[FileSlice], per_file: int, records: int
+                     ) -> tuple[list[str], int]:
+        """Small base files of the partition that take `records` new records, as few as hold them
+        (Hudi's UpsertPartitioner fills small files in turn): a small batch rewrites a few files, not
+        every small file of a big partition."""
         cfg = self.cfg
         if cfg.table_type != "COPY_ON_WRITE" or cfg.operation not in ("upsert", "insert"):
             return [], 0
@@ -342,6 +347,8 @@ class Writer:
             if size < cfg.small_file_limit:
                 small.append(s.file_id)
                 capacity += max(0, (cfg.max_file_size - size) // max(1, cfg.record_size_estimate))
+                if capacity >= records:
+                    break
         return small, min(capacity, per_file * max(1, len(small)))
 
     # ---- writing ------------------------------------------------------------------------------
@@ -403,8 +410,9 @@ class Writer:
         if not touched:
             return tagged
         names = [base_of[fg] for fg in touched if base_of.get(fg)]
-        old = (self.spark.read.format("hudi-meta").load(self.path)
-               .filter(F.col("_hoodie_file_name").isin(names))
+        partitions = sorted({s.partition for s in slices if s.file_id in set(touched)})
+        old = (self.spark.read.format("hudi-meta").options(**simple_index.READ_OPTIONS).load(self.path)
+               .filter(F.col("_hoodie_partition_path").isin(partitions) & F.col("_hoodie_file_name").isin(names))
                .withColumn(FG, simple_index.file_id_of(F.col("_hoodie_file_name")))
                .withColumn(OP, F.lit(OLD))
                .join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")

@@ -19,9 +19,14 @@ def file_id_of(file_name: Column) -> Column:
                   F.substring_index(file_name, "_", 1)).otherwise(file_name)
 
 
+# how a write reads its own table: without the lost-file check of storage listings, which reads every
+# commit on the timeline (the writer's view lists partitions the same unchecked way)
+READ_OPTIONS = {"hudi-meta.check.listed.files": "false"}
+
+
 def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, partitions: list[str]) -> DataFrame:
     """(_hudi_k key, _hudi_p partition, FG file id) of the records the table holds where it matters."""
-    snap = spark.read.format("hudi-meta").load(path)
+    snap = spark.read.format("hudi-meta").options(**READ_OPTIONS).load(path)
     if cfg.index_type != "GLOBAL_SIMPLE" and cfg.partition_fields:
         snap = snap.filter(F.col("_hoodie_partition_path").isin(partitions))
     return snap.select(F.col("_hoodie_record_key").alias("_hudi_k"), F.col("_hoodie_partition_path").alias("_hudi_p"),

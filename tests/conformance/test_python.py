@@ -75,9 +75,18 @@ def file_slices(given):
             for fid, group in slices.items()}
 
 
+def timeline_state(given):
+    from pyhudi.table.timeline import collapse, last_write, parse_instant_file, timeline_hash
+
+    found = (parse_instant_file(n, given["layoutVersion"]) for n in given["fileNames"])
+    instants = collapse([i for i in found if i])
+    return {"lastInstant": last_write(instants), "timelineHash": timeline_hash(instants)}
+
+
 RUNNERS = {"instant_file_names": instant_file_names, "base_file_names": base_file_names,
            "log_file_names": log_file_names, "metadata_keys": metadata_keys,
-           "metadata_block_validity": metadata_block_validity, "file_slices": file_slices}
+           "metadata_block_validity": metadata_block_validity, "file_slices": file_slices,
+           "timeline_state": timeline_state}
 
 
 def _cases():

@@ -123,9 +123,9 @@ def test_a_write_asks_for_the_slices_of_the_partitions_it_touches(spark, tmp_pat
     asked = []
     latest = view.latest_file_slices
 
-    def recording(session, path, partitions):
+    def recording(session, path, partitions, *rest):
         asked.append(None if partitions is None else sorted(partitions))
-        return latest(session, path, partitions)
+        return latest(session, path, partitions, *rest)
 
     def rows(keys, ts, region=None):
         return spark.createDataFrame([(f"k{i}", ts, region or REGIONS[i % 3]) for i in keys],

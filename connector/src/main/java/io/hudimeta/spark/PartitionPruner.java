@@ -5,9 +5,11 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.spark.sql.sources.And;
 import org.apache.spark.sql.sources.EqualNullSafe;
 import org.apache.spark.sql.sources.EqualTo;
@@ -30,9 +32,12 @@ import org.apache.spark.sql.types.StructType;
  */
 final class PartitionPruner {
 
+  private static final String PARTITION_PATH = "_hoodie_partition_path";
+
   private PartitionPruner() {}
 
   static List<String> prune(TableConfig config, StructType schema, List<String> partitions, Filter[] filters) {
+    partitions = byMetaColumn(config, partitions, filters);
     List<String> fields = config.partitionFields();
     if (fields.isEmpty() || filters.length == 0 || !valuesInPath(config)) {
       return partitions;
@@ -45,6 +50,80 @@ final class PartitionPruner {
       }
     }
     return kept;
+  }
+
+  /**
+   * The partitions that filters on the {@code _hoodie_partition_path} meta column allow, whatever the key
+   * generator: the column holds each record's partition path (a writer's index lookups filter on it).
+   */
+  private static List<String> byMetaColumn(TableConfig config, List<String> partitions, Filter[] filters) {
+    Set<String> allowed = pinned(config, filters);
+    if (allowed == null) {
+      return partitions;
+    }
+    List<String> kept = new ArrayList<>();
+    for (String p : partitions) {
+      if (allowed.contains(p)) {
+        kept.add(p);
+      }
+    }
+    return kept;
+  }
+
+  /**
+   * The partition paths filters on {@code _hoodie_partition_path} pin the query to, or null when they do not:
+   * a scan can then plan those partitions without learning every partition of the table first.
+   */
+  static Set<String> pinned(TableConfig config, Filter[] filters) {
+    if (!config.populateMetaFields()) {
+      return null;
+    }
+    Set<String> allowed = null;
+    for (Filter f : filters) {
+      Set<String> some = metaAllowed(f);
+      if (some != null) {
+        allowed = allowed == null ? some : intersect(allowed, some);
+      }
+    }
+    return allowed;
+  }
+
+  /** Partition paths a filter allows by the meta column; null when it does not decide. */
+  private static Set<String> metaAllowed(Filter f) {
+    if (f instanceof EqualTo e && e.attribute().equals(PARTITION_PATH) && e.value() != null) {
+      return Set.of(String.valueOf(e.value()));
+    }
+    if (f instanceof In in && in.attribute().equals(PARTITION_PATH)) {
+      Set<String> out = new HashSet<>();
+      for (Object v : in.values()) {
+        if (v != null) {
+          out.add(String.valueOf(v));
+        }
+      }
+      return out;
+    }
+    if (f instanceof And a) {
+      Set<String> l = metaAllowed(a.left());
+      Set<String> r = metaAllowed(a.right());
+      return l == null ? r : r == null ? l : intersect(l, r);
+    }
+    if (f instanceof Or o) {
+      Set<String> l = metaAllowed(o.left());
+      Set<String> r = metaAllowed(o.right());
+      if (l == null || r == null) {
+        return null;
+      }
+      Set<String> out = new HashSet<>(l);
+      out.addAll(r);
+      return out;
+    }
+    return null;
+  }
+
+  private static Set<String> intersect(Set<String> a, Set<String> b) {
+    Set<String> out = new HashSet<>(a);
+    out.retainAll(b);
+    return out;
   }
 
   private static boolean valuesInPath(TableConfig config) {

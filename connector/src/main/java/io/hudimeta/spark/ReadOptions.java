@@ -2,6 +2,8 @@ package io.hudimeta.spark;
 
 import java.io.Serializable;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -21,7 +23,22 @@ final class ReadOptions implements Serializable {
   static final String END = "hoodie.datasource.read.end.instanttime";
   static final String METADATA_ENABLE = "hoodie.metadata.enable";
   static final String DATA_SKIPPING = "hoodie.enable.data.skipping";
-  private static final Set<String> HONOURED = Set.of(QUERY_TYPE, BEGIN, END, METADATA_ENABLE, DATA_SKIPPING);
+  /**
+   * hudi-meta's own (not a Hudi key): false skips the check that a storage listing holds the newest file of
+   * every file group, which reads every commit on the timeline. pyhudi's index lookups set it: the writer's
+   * view lists partitions the same unchecked way, and a write's cost must not grow with the table's history.
+   */
+  static final String CHECK_LISTED_FILES = "hudi-meta.check.listed.files";
+  /** How the synced view keeps a table's files (io.hudimeta.view.ViewStorageConfig). */
+  private static final Set<String> VIEW_KEYS = Set.of(
+    "hoodie.filesystem.view.type",
+    "hoodie.filesystem.view.spillable.mem",
+    "hoodie.filesystem.view.spillable.dir"
+  );
+  private static final Set<String> HONOURED = union(
+    Set.of(QUERY_TYPE, BEGIN, END, METADATA_ENABLE, DATA_SKIPPING),
+    VIEW_KEYS
+  );
 
   final String path;
   final QueryType queryType;
@@ -30,6 +47,8 @@ final class ReadOptions implements Serializable {
   final String endInstant;
   final boolean metadataEnabled;
   final boolean dataSkipping;
+  final boolean checkListedFiles;
+  final Map<String, String> viewOptions = new HashMap<>();
 
   private ReadOptions(Map<String, String> o) {
     path = required(o, "path");
@@ -39,6 +58,12 @@ final class ReadOptions implements Serializable {
     endInstant = o.containsKey(END) ? Instants.normalize(o.get(END), END) : null;
     metadataEnabled = bool(o, METADATA_ENABLE, true);
     dataSkipping = bool(o, DATA_SKIPPING, true);
+    checkListedFiles = bool(o, CHECK_LISTED_FILES, true);
+    VIEW_KEYS.forEach(k -> {
+      if (o.get(k) != null) {
+        viewOptions.put(k, o.get(k));
+      }
+    });
     if (queryType == QueryType.INCREMENTAL && beginInstant == null) {
       throw new IllegalArgumentException(
         "hudi-meta: an incremental query needs " + BEGIN + " (the instant after which changes are returned)"
@@ -72,6 +97,12 @@ final class ReadOptions implements Serializable {
   static ReadOptions parse(Map<String, String> options) {
     OptionKeys.check(options, HONOURED);
     return new ReadOptions(options);
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> out = new HashSet<>(a);
+    out.addAll(b);
+    return Set.copyOf(out);
   }
 
   private static String required(Map<String, String> o, String key) {

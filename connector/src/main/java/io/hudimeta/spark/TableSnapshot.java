@@ -1,20 +1,20 @@
 package io.hudimeta.spark;
 
 import io.hudimeta.avro.AvroSchemas;
-import io.hudimeta.metadata.MetadataFileListing;
 import io.hudimeta.metadata.MetadataTable;
 import io.hudimeta.table.FileEntry;
 import io.hudimeta.table.FileGroupId;
-import io.hudimeta.table.FileListing;
 import io.hudimeta.table.FileSlice;
 import io.hudimeta.table.FileSystemView;
 import io.hudimeta.table.Instant;
 import io.hudimeta.table.LogFile;
-import io.hudimeta.table.StorageListing;
 import io.hudimeta.table.TableConfig;
 import io.hudimeta.table.Timeline;
 import io.hudimeta.table.Visibility;
 import io.hudimeta.table.WrittenFile;
+import io.hudimeta.view.SyncedView;
+import io.hudimeta.view.TableViews;
+import io.hudimeta.view.ViewStorageConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -56,6 +57,7 @@ final class TableSnapshot {
   private String baseString;
   private final TableConfig config;
   private final Timeline timeline;
+  private final SyncedView view;
   private final StructType schema;
   private final String queryInstant;
   private final Set<String> commitTimeFilter;
@@ -67,8 +69,10 @@ final class TableSnapshot {
     this.options = options;
     this.basePath = new Path(options.path);
     this.fs = fs;
-    this.config = TableConfig.load(fs, basePath);
-    this.timeline = Timeline.load(fs, basePath, config);
+    // the JVM's synced view of the table: repeated scans pay for new instants, not for the table again
+    this.view = TableViews.synced(fs, basePath, viewConfig(options));
+    this.config = view.config();
+    this.timeline = view.timeline();
     this.queryInstant = queryInstant();
     this.commitTimeFilter = incrementalCommitTimes();
     this.schema = tableSchema();
@@ -220,15 +224,18 @@ final class TableSnapshot {
 
   /** The file slices to read, after partition pruning and data skipping. */
   List<SliceSplit> plan(Filter[] filters) {
-    FileListing listing = listing();
-    List<String> all = listing.partitions();
+    Set<String> pinned = PartitionPruner.pinned(config, filters);
+    // a writer's lookups pin partitions: then no listing of every partition (a walk of storage without MDT)
+    List<String> all = pinned != null ? new ArrayList<>(new TreeSet<>(pinned)) : view.partitions();
     List<String> byPath = PartitionPruner.prune(config, schema, all, filters);
-    MetadataTable mdt = listing instanceof MetadataFileListing m ? m.metadataTable() : null;
+    listingSource = view.source();
+    MetadataTable mdt = metadataForSkipping();
     boolean latest = options.queryType == ReadOptions.QueryType.SNAPSHOT && queryInstant == null;
     DataSkipping skipping = DataSkipping.of(options.dataSkipping, mdt, config, schema, filters, latest);
     List<String> partitions = skipping.prunePartitions(byPath);
-    Map<String, List<FileEntry>> files = listing.files(partitions);
-    if (mdt == null) {
+    Map<String, List<FileEntry>> files = view.files(partitions);
+    listingSource = view.source();
+    if (listingSource.equals("storage") && options.checkListedFiles) {
       // a metadata-table listing comes from the same commits, so the check would compare the timeline
       // with itself at a cost growing with the table; a file deleted under it fails when it is read
       checkLatestWritesExist(files);
@@ -324,20 +331,18 @@ final class TableSnapshot {
     }
   }
 
-  /**
-   * File listings come from the metadata table's files partition when it is enabled, present and
-   * in sync with the data timeline; otherwise from listing storage.
-   */
-  private FileListing listing() {
-    if (options.metadataEnabled) {
-      Optional<MetadataFileListing> mdt = MetadataFileListing.openInSync(fs, basePath, config, timeline);
-      if (mdt.isPresent()) {
-        listingSource = "metadata";
-        return mdt.get();
-      }
+  private static ViewStorageConfig viewConfig(ReadOptions options) {
+    Map<String, String> keys = new HashMap<>(options.viewOptions);
+    keys.put(ViewStorageConfig.METADATA_ENABLE, String.valueOf(options.metadataEnabled));
+    return ViewStorageConfig.of(keys);
+  }
+
+  /** The metadata table for data skipping: when reads may use it and it is in sync with the timeline. */
+  private MetadataTable metadataForSkipping() {
+    if (!options.dataSkipping || !options.metadataEnabled) {
+      return null;
     }
-    listingSource = "storage";
-    return StorageListing.list(fs, basePath);
+    return MetadataTable.open(fs, basePath, config, timeline).filter(MetadataTable::inSync).orElse(null);
   }
 
   /** File groups an incremental query must look at ("partition/fileId"); null = all. */

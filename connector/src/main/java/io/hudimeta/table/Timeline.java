@@ -4,12 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,6 +92,15 @@ public final class Timeline {
 
   /** Lists the timeline directory of the table at {@code basePath} once. */
   public static Timeline load(FileSystem fs, Path basePath, TableConfig config) {
+    return load(fs, basePath, config, null);
+  }
+
+  /**
+   * {@link #load(FileSystem, Path, TableConfig)}, keeping what {@code previous} (an earlier load of the
+   * same table) decoded of every instant file listed again with the same length and modification time:
+   * a synced view reads only the instants that are new (RFC-03).
+   */
+  public static Timeline load(FileSystem fs, Path basePath, TableConfig config, Timeline previous) {
     Path dir = config.timelinePath(basePath);
     FileStatus[] statuses;
     try {
@@ -107,6 +120,13 @@ public final class Timeline {
     }
     Timeline timeline = new Timeline(fs, config, dir, collapse(names, config.timelineLayoutVersion()));
     timeline.stamps.putAll(stamps);
+    if (previous != null && previous.dir.equals(dir)) {
+      previous.contents.forEach((name, json) -> {
+        if (stamps.get(name) != null && stamps.get(name).equals(previous.stamps.get(name))) {
+          timeline.contents.put(name, json);
+        }
+      });
+    }
     return timeline;
   }
 
@@ -282,12 +302,29 @@ public final class Timeline {
     return cached;
   }
 
-  private boolean exists(String fileName) {
-    Path path = new Path(dir, fileName);
+  /** Whether the listing that made this timeline saw that file (no storage call). */
+  private boolean listed(String fileName) {
+    return stamps.containsKey(fileName);
+  }
+
+  /**
+   * Apache Hudi's timeline hash (HoodieDefaultTimeline): hex SHA-256 over {@code <requested>_<action>_<STATE>}
+   * of each instant in order. A client sends it with its last instant so a view server can tell it is behind.
+   */
+  public String hash() {
+    return hash(instants);
+  }
+
+  /** {@link #hash()} of a list of instants in requested-time order. */
+  public static String hash(List<Instant> instants) {
     try {
-      return fs.exists(path);
-    } catch (IOException e) {
-      throw new HudiTableException("cannot check instant file " + path + ": " + e.getMessage(), e);
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      for (Instant i : instants) {
+        md.update((i.requestedTime() + "_" + i.action() + "_" + i.state().name()).getBytes(StandardCharsets.UTF_8));
+      }
+      return HexFormat.of().formatHex(md.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JVM has no SHA-256", e);
     }
   }
 
@@ -325,7 +362,7 @@ public final class Timeline {
   /** Operations of the compaction plan {@code <t>.compaction.requested}; empty when there is none. */
   public List<CompactionOperation> compactionPlan(String instantTime) {
     String name = instantTime + "." + Instant.COMPACTION + ".requested";
-    if (byTime.get(instantTime) == null || !exists(name)) {
+    if (byTime.get(instantTime) == null || !listed(name)) {
       return List.of();
     }
     List<CompactionOperation> ops = new ArrayList<>();

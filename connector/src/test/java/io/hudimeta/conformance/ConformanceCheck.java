@@ -10,6 +10,7 @@ import io.hudimeta.table.FileSliceVectors;
 import io.hudimeta.table.Instant;
 import io.hudimeta.table.LogFile;
 import io.hudimeta.table.Timeline;
+import io.hudimeta.table.TimelineVectors;
 import java.io.File;
 import java.io.IOException;
 import java.util.Arrays;
@@ -41,7 +42,9 @@ public final class ConformanceCheck {
     "metadata_block_validity",
     ConformanceCheck::blockValidity,
     "file_slices",
-    FileSliceVectors::slices
+    FileSliceVectors::slices,
+    "timeline_state",
+    TimelineVectors::state
   );
 
   private ConformanceCheck() {}
