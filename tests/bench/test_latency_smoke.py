@@ -1,0 +1,50 @@
+"""Smoke test of the write-latency benchmark (bench/latency/): a tiny run (4 partitions x 5 files, 2
+commits, 1 timed upsert per case) through runner.run with the session's SparkSession, pyhudi with its
+metadata table and delta-rs (reported skipped when deltalake is not installed)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+
+from bench.latency import build, runner, systems
+
+
+def test_upsert_batch_is_deterministic_and_shaped():
+    shape = build.SHAPES["20k"]
+    batch = systems.upsert_batch(shape, 12)
+    assert batch.equals(systems.upsert_batch(shape, 12))
+    keys = batch.column(build.KEY).to_pylist()
+    assert batch.num_rows == 100 and len(set(keys)) == 100
+    assert set(batch.column(build.PARTITION).to_pylist()) == {shape.partition_value(50)}
+    assert sum(k.startswith("u000012") for k in keys) == 50
+    files = {k[:8] for k in keys if k.startswith("k")}  # the load file number, k{k:07d}
+    assert len(files) == systems.UPDATE_FILES
+    assert all(50 * 200 <= int(f[1:]) < 51 * 200 for f in files)  # load files of partition 50
+    assert set(batch.column(build.ORDERING).to_pylist()) == {12}
+    assert systems.upsert_batch(shape, 13).column(build.KEY).to_pylist() != keys
+
+
+def test_latency_run_tiny(spark, tmp_path):
+    out = tmp_path / "results"
+    doc = runner.run(["tiny"], [2], reps=1, root=str(tmp_path / "work"), out=str(out), plots=False,
+                     only=["pyhudi-mdt-on", "delta-rs"], spark=spark, warmup_rounds=0, log=lambda *_: None)
+    has_delta = importlib.util.find_spec("deltalake") is not None
+    measured = ["pyhudi-mdt-on"] + (["delta-rs"] if has_delta else [])
+    saved = json.loads((out / "results.json").read_text())
+    entry = saved["sizes"]["tiny"]
+    assert sorted(entry["cases"]) == sorted(measured)
+    assert ("delta-rs" in saved["skipped"]) is not has_delta
+    for name in measured:
+        case = entry["cases"][name]["2"]
+        assert case["summary"]["runs"] == 1 and case["summary"]["median"] > 0 and case["warmup"] > 0
+        assert case["commits_before_runs"] == [3]  # the load + 1 prior commit + the warm-up upsert
+        assert case["partition_check"]["ok"], case["partition_check"]
+        counted = entry["row_counts"][name]
+        assert counted["commits"] == 4 and counted["rows"] == 200 + 3 * 50, counted
+    assert doc["sizes"]["tiny"]["row_counts"] == entry["row_counts"]
+    # the table reads back right through hudi-meta: the load, 1 prior commit and 2 upserts of 50 new keys
+    path = build.working(str(tmp_path / "work"), build.SHAPES["tiny"], "mdt-on")
+    df = spark.read.format("hudi-meta").load(path)
+    assert df.count() == df.select(build.KEY).distinct().count() == 350
+    report = (out / "report.md").read_text()
+    assert "## Goal" in report and "not measured" in report and "pyhudi mdt=on" in report
