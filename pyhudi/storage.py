@@ -1,7 +1,8 @@
 """Storage access for the writer, over pyarrow.fs (local disk, HDFS, S3).
 
-Only what the write protocol needs: whole-file reads and writes, listing one directory, and an
-atomic create-if-absent used to publish completed instants and to take locks. Each store does the
+Only what the write protocol needs: whole-file and ranged reads (metadata-table lookups read
+only the HFile blocks they need), whole-file writes, listing one directory, and an atomic
+create-if-absent used to publish completed instants and to take locks. Each store does the
 create-if-absent with its own conditional primitive (docs/architecture.md, "The seams"): link(2)
 on local disk, rename on HDFS (it refuses an existing target), a PUT with `If-None-Match: *` on S3. A
 store with none of these is refused for commits rather than given an exists-then-write race.
@@ -60,6 +61,20 @@ class Storage:
         try:
             with self.fs.open_input_stream(path) as f:
                 return f.read()
+        except FileNotFoundError as e:
+            raise FileNotFoundError(f"{path} does not exist") from e
+
+    def size(self, path: str) -> int:
+        info = self.fs.get_file_info(path)
+        if info.type == pafs.FileType.NotFound:
+            raise FileNotFoundError(f"{path} does not exist")
+        return info.size
+
+    def read_range(self, path: str, offset: int, length: int) -> bytes:
+        """`length` bytes from `offset` (fewer at the end of the file): a ranged GET on S3."""
+        try:
+            with self.fs.open_input_file(path) as f:
+                return f.read_at(length, offset)
         except FileNotFoundError as e:
             raise FileNotFoundError(f"{path} does not exist") from e
 

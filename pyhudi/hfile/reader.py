@@ -1,25 +1,32 @@
-"""A small sequential HFile v3 reader, used to check the writer against HBase-written files:
-it walks every block front to back (the connector's Java reader is the one that seeks)."""
+"""A small HFile v3 reader. `parse_hfile` walks every block front to back (the writer's tests check
+HBase-written files with it; compaction reads whole files). `lookup` seeks like the connector's
+Java reader: the trailer, the load-on-open section, then only the index and data blocks that can
+hold the wanted rows, so a point lookup costs the same however large the file is."""
 from __future__ import annotations
 
 import struct
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import Callable, Iterable
 
 from pyhudi.hfile.block import RawBlock, read_block
-from pyhudi.hfile.cell import parse_cells
+from pyhudi.hfile.cell import key_value_key, parse_cells
 from pyhudi.hfile.format import (
     DATA,
     FILE_INFO,
+    INTERMEDIATE_INDEX,
     KEY_VALUE_VERSION,
+    LEAF_INDEX,
     MAX_TAGS_LEN,
     ROOT_INDEX,
     TRAILER_SIZE,
+    TYPE_MAXIMUM,
     HFileFormatError,
 )
-from pyhudi.hfile.index import parse_root_index
+from pyhudi.hfile.index import parse_non_root_index, parse_root_index
 from pyhudi.hfile.trailer import Trailer, parse_file_info, parse_trailer
 
-__all__ = ["HFileContents", "parse_hfile", "read_hfile"]
+__all__ = ["HFileContents", "HFileLookup", "lookup", "parse_hfile", "read_hfile"]
 
 
 @dataclass
@@ -59,11 +66,15 @@ def _block_of(by_offset: dict[int, RawBlock], offset: int, magic: bytes, missing
     return block
 
 
-def _cells(blocks: list[RawBlock], file_info: dict[bytes, bytes]) -> list[tuple[bytes, bytes]]:
-    """Cells of all data blocks; the file info says whether cells carry memstore timestamps and tags."""
+def _cell_layout(file_info: dict[bytes, bytes]) -> tuple[bool, bool]:
+    """Whether cells carry memstore timestamps and tags, as the file info says."""
     kv_version = file_info.get(KEY_VALUE_VERSION)
-    with_mvcc = kv_version is not None and struct.unpack(">i", kv_version)[0] == 1
-    with_tags = MAX_TAGS_LEN in file_info
+    return kv_version is not None and struct.unpack(">i", kv_version)[0] == 1, MAX_TAGS_LEN in file_info
+
+
+def _cells(blocks: list[RawBlock], file_info: dict[bytes, bytes]) -> list[tuple[bytes, bytes]]:
+    """Cells of all data blocks."""
+    with_mvcc, with_tags = _cell_layout(file_info)
     return [cell for b in blocks if b.magic == DATA for cell in parse_cells(b.payload, with_mvcc, with_tags)]
 
 
@@ -92,3 +103,112 @@ def parse_hfile(data: bytes | bytearray | memoryview) -> HFileContents:
 def read_hfile(data: bytes | bytearray | memoryview) -> list[tuple[bytes, bytes]]:
     """All cells of an HFile as (row, value) pairs in file order."""
     return parse_hfile(data).cells
+
+
+# -- seeking lookups
+
+ReadAt = Callable[[int, int], bytes]  # (offset, length) -> bytes
+
+
+@dataclass
+class HFileLookup:
+    file_info: dict[bytes, bytes]
+    cells: list[tuple[bytes, bytes]]  # the cells of the wanted rows, duplicates included, in file order
+    data_blocks_read: int = 0
+
+
+def _block_at(buf: bytes, pos: int, file_offset: int, codec: str, magics: tuple[bytes, ...]) -> RawBlock:
+    """The block at buf[pos:] (file offset file_offset), checksums verified, of one of magics."""
+    try:
+        block = read_block(buf, pos, codec)
+    except HFileFormatError as e:
+        raise HFileFormatError(f"block at file offset {file_offset}: {e}") from None
+    if block.magic not in magics:
+        raise HFileFormatError(f"expected {' or '.join(map(repr, magics))} at file offset {file_offset}, "
+                               f"found {block.magic!r}")
+    return block
+
+
+def _fetch(read_at: ReadAt, offset: int, size: int, codec: str, magics: tuple[bytes, ...]) -> RawBlock:
+    """A block the index points at; the index's on-disk size must be the block's own."""
+    block = _block_at(read_at(offset, size), 0, offset, codec, magics)
+    if block.on_disk_size != size:
+        raise HFileFormatError(f"index says the block at {offset} has {size} bytes, its header {block.on_disk_size}")
+    return block
+
+
+def _key_row(key: bytes) -> bytes:
+    """The row of a data index key: HBase's KeyValue keys and Hudi's native row-only keys both
+    start with int16 row length + row."""
+    if len(key) < 2 or (n := struct.unpack_from(">H", key)[0]) > len(key) - 2:
+        raise HFileFormatError(f"data index key of {len(key)} bytes has a bad row length")
+    return key[2:2 + n]
+
+
+def _slots(entries: list[tuple[int, int, bytes]], key_rows: list[bytes], row: bytes) -> range:
+    """The entries whose blocks can hold row. An index key is a lower bound of its block, so the
+    last entry with key row <= row; also earlier ones while the key has that very row, as
+    duplicates may end the previous block - unless it is HBase's shortened "first on row" key,
+    which sorts after every cell of the previous block and before all of row's."""
+    hi = bisect_right(key_rows, row) - 1
+    lo = hi
+    while lo > 0 and key_rows[lo] == row and entries[lo][2] != key_value_key(row, TYPE_MAXIMUM):
+        lo -= 1
+    return range(max(lo, 0), hi + 1)
+
+
+def _children(nodes: list[tuple[list[tuple[int, int, bytes]], list[bytes]]]) -> dict[tuple[int, int], list[bytes]]:
+    """(offset, on-disk size) of each child block that can hold some of the rows wanted in
+    nodes ((index entries, rows) pairs), with those rows, in file order."""
+    below: dict[tuple[int, int], set[bytes]] = {}
+    for entries, rows in nodes:
+        key_rows = [_key_row(k) for _, _, k in entries]
+        for row in rows:
+            for i in _slots(entries, key_rows, row):
+                below.setdefault(entries[i][:2], set()).add(row)
+    return {child: sorted(rows) for child, rows in sorted(below.items())}
+
+
+def _data_entries(read_at: ReadAt, codec: str, levels: int, root: list[tuple[int, int, bytes]],
+                  rows: list[bytes]) -> list[tuple[int, int]]:
+    """(offset, on-disk size) of the data blocks that can hold rows, walking down a multi-level
+    index one level at a time, each index block read once."""
+    below = _children([(root, rows)])
+    for level in range(levels - 1, 0, -1):  # the index levels under the root, leaves last
+        magics = (LEAF_INDEX,) if level == 1 else (INTERMEDIATE_INDEX,)
+        below = _children([(parse_non_root_index(_fetch(read_at, offset, size, codec, magics).payload), wanted)
+                           for (offset, size), wanted in below.items()])
+    return list(below)
+
+
+def lookup(read_at: ReadAt, size: int, rows: Iterable[bytes]) -> HFileLookup:
+    """The cells of `rows` in the HFile of `size` bytes that read_at(offset, length) reads: the
+    trailer, the load-on-open section (root data index, meta index, file info), then only the
+    index and data blocks that can hold them, each once and checksums verified. The cells are
+    those a filter over parse_hfile's cells would give."""
+    if size < TRAILER_SIZE:
+        raise HFileFormatError(f"not an HFile: {size} bytes, fewer than the {TRAILER_SIZE}-byte trailer")
+    trailer = parse_trailer(read_at(size - TRAILER_SIZE, TRAILER_SIZE))
+    start, end = trailer.load_on_open_offset, size - TRAILER_SIZE
+    if not 0 <= start <= trailer.file_info_offset < end:
+        raise HFileFormatError(f"trailer points outside the file (load-on-open at {start}, file info at "
+                               f"{trailer.file_info_offset}, trailer at {end})")
+    if not 1 <= trailer.data_index_levels <= 16:
+        raise HFileFormatError(f"{trailer.data_index_levels} data index levels")
+    section = read_at(start, end - start)
+    root = _block_at(section, 0, start, trailer.codec, (ROOT_INDEX,))
+    # The meta index follows the data root; checked for a well-formed file, not used.
+    _block_at(section, root.on_disk_size, start + root.on_disk_size, trailer.codec, (ROOT_INDEX,))
+    info_at = trailer.file_info_offset
+    file_info = parse_file_info(_block_at(section, info_at - start, info_at, trailer.codec, (FILE_INFO,)).payload)
+    wanted = set(rows)
+    root_entries, _ = parse_root_index(root.payload, trailer.data_index_count)
+    if not wanted or not root_entries:
+        return HFileLookup(file_info, [])
+    blocks = _data_entries(read_at, trailer.codec, trailer.data_index_levels, root_entries, sorted(wanted))
+    with_mvcc, with_tags = _cell_layout(file_info)
+    cells = [cell for offset, on_disk in blocks
+             for cell in parse_cells(_fetch(read_at, offset, on_disk, trailer.codec, (DATA,)).payload,
+                                     with_mvcc, with_tags)
+             if cell[0] in wanted]
+    return HFileLookup(file_info, cells, len(blocks))

@@ -9,6 +9,7 @@ from typing import Callable, Iterable
 
 from pyhudi import hfile
 from pyhudi import log as lf
+from pyhudi.hfile.reader import lookup
 from pyhudi.metadata.codec import decode_record
 from pyhudi.metadata.keys import (
     ALL_PARTITIONS_KEY,
@@ -27,7 +28,8 @@ from pyhudi.table.file_slices import FileSlice
 
 @dataclass
 class SliceRead:
-    """A slice's merged records (of the wanted keys) and what the reading saw, for compaction."""
+    """A slice's merged records (of the wanted keys) and what the reading saw, for compaction.
+    A read for a key set seeks in the base file: its base_keys are then only the keys found."""
     records: dict[str, MetadataRecord]
     base_keys: set[str]
     log_keys: set[str]
@@ -36,8 +38,16 @@ class SliceRead:
     rollback_blocks: int = 0
 
 
-def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool]) -> SliceRead:
-    contents = hfile.parse_hfile(state.storage.read(f"{state.mdt_path}/{part}/{name}"))
+def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool],
+               keys: set[str] | None = None) -> SliceRead:
+    """With `keys`, only the HFile blocks that can hold them are read, so a lookup costs the
+    same however many records the base file has; without, the whole file."""
+    path = f"{state.mdt_path}/{part}/{name}"
+    if keys is None:
+        contents = hfile.parse_hfile(state.storage.read(path))
+    else:
+        contents = lookup(lambda offset, length: state.storage.read_range(path, offset, length),
+                          state.storage.size(path), [k.encode("utf-8") for k in keys])
     schema = contents.file_info.get(b"schema")
     schema = schema.decode("utf-8") if schema else None
     read = SliceRead({}, set(), set())
@@ -87,19 +97,25 @@ def _apply_block(b: lf.LogBlock, read: SliceRead, want: Callable[[str], bool]) -
                 merged[d.record_key] = deletion(d.record_key)
 
 
-def read_slice(state: MdtState, part: str, sl: FileSlice, want: Callable[[str], bool]) -> SliceRead:
-    """The records of the keys `want` accepts in one file slice, merged."""
-    read = _read_base(state, part, sl.base, want) if sl.base else SliceRead({}, set(), set())
+def read_slice(state: MdtState, part: str, sl: FileSlice, want: Callable[[str], bool],
+               keys: set[str] | None = None) -> SliceRead:
+    """The records of the keys `want` accepts in one file slice, merged. `keys`, when `want`
+    accepts no other keys, lets the base file be searched for them rather than read whole."""
+    read = _read_base(state, part, sl.base, want, keys) if sl.base else SliceRead({}, set(), set())
     for b in _valid_blocks(state, part, sl.logs, read):
         _apply_block(b, read, want)
     return read
 
 
-def _groups_to_read(part: str, groups: list[str], keys: set[str] | None) -> list[str]:
-    """The file groups that can hold `keys`: keys are routed to file groups by hash."""
+def _groups_to_read(part: str, groups: list[str], keys: set[str] | None) -> dict[str, set[str] | None]:
+    """The file groups that can hold `keys`, each with those it can hold: keys are routed to file
+    groups by hash (a base file is searched only for its own keys)."""
     if keys is None or part not in FILE_ID_PREFIX or groups != [file_group_id(part, i) for i in range(len(groups))]:
-        return groups
-    return sorted({file_group_id(part, 0 if len(groups) == 1 else file_group_index(k, len(groups))) for k in keys})
+        return {g: keys for g in groups}
+    out: dict[str, set[str] | None] = {}
+    for k in keys:
+        out.setdefault(file_group_id(part, 0 if len(groups) == 1 else file_group_index(k, len(groups))), set()).add(k)
+    return dict(sorted(out.items()))
 
 
 def read_partition(state: MdtState, mdt_partition: str, keys: Iterable[str] | None = None,
@@ -114,10 +130,10 @@ def read_partition(state: MdtState, mdt_partition: str, keys: Iterable[str] | No
 
     latest = state.latest(mdt_partition)
     out: dict[str, MetadataRecord] = {}
-    for fid in _groups_to_read(mdt_partition, sorted(latest), keyset):
+    for fid, group_keys in _groups_to_read(mdt_partition, sorted(latest), keyset).items():
         if fid not in latest:
             continue
-        for k, r in read_slice(state, mdt_partition, latest[fid], want).records.items():
+        for k, r in read_slice(state, mdt_partition, latest[fid], want, group_keys).records.items():
             if include_deleted or r.is_present:
                 out[k] = r
     return dict(sorted(out.items()))

@@ -1,0 +1,134 @@
+"""Reads of given keys (partition statistics at every write) seek in the base HFiles: the records
+a full read gives, reading the blocks that can hold the keys rather than the whole file."""
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from pyhudi.metadata import contents
+from pyhudi.metadata.keys import COLUMN_STATS, FILES, column_stats_key, column_stats_prefix
+from pyhudi.metadata.reader import files_listing, read_files, read_partition, read_slice
+from pyhudi.metadata.state import MdtState
+from pyhudi.storage import Storage
+from pyhudi.table import file_names as filenames
+from tests.pyhudi.metadata.synthetic import SyntheticTable
+
+PARTITIONS, FILES_PER_PARTITION = 40, 25
+
+
+class CountingStorage(Storage):
+    """Counts the bytes read from base HFiles, whole and by range."""
+
+    def __init__(self, storage: Storage):
+        super().__init__(storage.fs, storage.local, storage.uri)
+        self.whole = self.ranged = 0
+
+    def read(self, path):
+        data = super().read(path)
+        if path.endswith(".hfile"):
+            self.whole += len(data)
+        return data
+
+    def read_range(self, path, offset, length):
+        data = super().read_range(path, offset, length)
+        self.ranged += len(data)
+        return data
+
+
+def _stats(i: int) -> str:
+    return json.dumps({
+        "id": {"min": f"k{i:05d}", "max": f"k{i + 9:05d}", "null_count": 0, "value_count": 10, "total_size": 100,
+               "total_uncompressed_size": 120, "type": "string"},
+        "ts": {"min": i, "max": i + 5, "null_count": 0, "value_count": 10, "total_size": 80,
+               "total_uncompressed_size": 90, "type": "int64"}})
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """1,000 files' column stats in base HFiles of 4 KiB blocks (no data files: the listing
+    brings the stats), then a write whose stats go to log files."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(contents, "HFILE_BLOCK_SIZE", 4096)
+        t = SyntheticTable(tmp_path_factory.mktemp("lookup") / "t")
+        instant, _ = t.commit(lambda i: [])
+        listing = {f"city=c{p:02d}": [(str(filenames.BaseFileName(str(uuid.UUID(int=p * 100 + f)) + "-0", "0-1-0",
+                                                                   instant)), 1000, _stats(p * 100 + f))
+                                      for f in range(FILES_PER_PARTITION)]
+                   for p in range(PARTITIONS)}
+        mdt = t.mdt(partitions=["files", "column_stats"])
+        mdt.initialize(listing=listing)
+        _, stats = t.commit(lambda i: [t.write_base(i, "c03", range(5))], mdt)
+    return t, mdt, listing, stats[0]
+
+
+def _state(mdt) -> tuple[MdtState, CountingStorage]:
+    state = MdtState(mdt)
+    state.storage = CountingStorage(mdt.storage)
+    return state, state.storage
+
+
+def _base_bytes(state) -> int:
+    return sum(e.size for e in state.storage.list(f"{state.mdt_path}/{COLUMN_STATS}") if e.name.endswith(".hfile"))
+
+
+def test_keyed_reads_give_the_full_reads_records_from_fewer_bytes(table):
+    _, mdt, listing, written = table
+    state, counting = _state(mdt)
+    everything = read_partition(state, COLUMN_STATS)
+    assert counting.whole == _base_bytes(state) > 50_000 and counting.ranged == 0
+    names = [name for name, _, _ in listing["city=c03"][:5]] + [written.path.split("/")[-1], "absent.parquet"]
+    keys = [column_stats_key(c, "city=c03", n) for n in names for c in ("id", "ts", "amount")]
+    counting.whole = 0
+    found = read_partition(state, COLUMN_STATS, keys=keys)
+    assert found == {k: everything[k] for k in keys if k in everything}
+    assert len(found) == 5 * 2 + 3  # the listed files have no `amount` stats; the written one (in a log) has
+    assert counting.whole == 0 and 0 < counting.ranged < _base_bytes(state) / 4
+
+
+def test_every_key_alone_and_all_keys_together(table):
+    _, mdt, _, _ = table
+    state, _ = _state(mdt)
+    everything = read_partition(state, COLUMN_STATS, include_deleted=True)
+    keys = sorted(everything)
+    for k in keys[::37] + [keys[0], keys[-1], "", "~", keys[10][:-1], keys[10] + "0"]:
+        assert read_partition(state, COLUMN_STATS, keys=[k]) == ({k: everything[k]} if k in everything else {}), k
+    assert read_partition(state, COLUMN_STATS, keys=keys, include_deleted=True) == everything
+
+
+def test_keys_with_prefixes(table):
+    _, mdt, listing, _ = table
+    state, _ = _state(mdt)
+    everything = read_partition(state, COLUMN_STATS)
+    keys = [column_stats_key(c, p, n) for p in ("city=c01", "city=c02") for n, _, _ in listing[p][:3]
+            for c in ("id", "ts")]
+    prefix = column_stats_prefix("ts", "city=c02")
+    assert read_partition(state, COLUMN_STATS, keys=keys, prefixes=[prefix]) == \
+        {k: everything[k] for k in keys if k.startswith(prefix)}
+
+
+def test_files_partition_by_key(table):
+    _, mdt, _, _ = table
+    state, counting = _state(mdt)
+    listing = files_listing(state)
+    counting.whole = counting.ranged = 0
+    assert read_files(state, ["city=c03", "city=c39", "city=nope"]) == \
+        {p: listing[p] for p in ("city=c03", "city=c39")}
+    assert counting.whole == 0 and counting.ranged > 0
+    assert len(read_partition(state, FILES)) == PARTITIONS + 1
+
+
+def test_a_keyed_slice_read_knows_only_the_base_keys_it_found(table):
+    """Compaction and validation read whole slices (no key set): all base keys; a keyed read
+    only the keys asked for that the base file holds."""
+    _, mdt, listing, _ = table
+    state, _ = _state(mdt)
+    [sl] = [s[-1] for s in state.slices(COLUMN_STATS).values() if s[-1].base][:1]
+    whole = read_slice(state, COLUMN_STATS, sl, lambda k: True)
+    some = sorted(whole.base_keys)[5:40:3]
+    wanted = set(some) | {"absent"}
+    keyed = read_slice(state, COLUMN_STATS, sl, wanted.__contains__, wanted)
+    assert keyed.base_keys == set(some)
+    assert keyed.records == {k: whole.records[k] for k in some}
+    assert len(whole.base_keys) > 400
