@@ -1,6 +1,7 @@
 """python -m bench.latency run [--sizes 1k,20k,100k] [--commits 10,100,500] [--reps N] [--only SYSTEM]
                               [--workdir DIR] [--out DIR] [--rebuild] [--no-plots]
 python -m bench.latency report [--out DIR]   (report.md + plot again from results.json)
+python -m bench.latency server [--sizes 1k,20k,100k] [--calls N] [--reps N]   (the timeline server's costs)
 
 Write-latency benchmark: one small upsert (100 rows in one partition: 50 updates, 50 new keys) into
 tables of 1k, 20k and 100k data files after 10, 100 and 500 prior commits, for pyhudi with and without
@@ -48,10 +49,24 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--out", help="results directory (default: bench/results/latency for a full run - all default "
                      "sizes, commits and repetitions, every system - else <workdir>/results)")
     run.add_argument("--no-plots", action="store_true")
+    srv = sub.add_parser("server", help="view-call latency of the timeline server; sync after a commit vs rebuild")
+    srv.add_argument("--sizes", default=",".join(runner.DEFAULT_SIZES), help="comma-separated (default: %(default)s)")
+    srv.add_argument("--calls", type=int, default=200, help="view calls timed per case (default %(default)s)")
+    srv.add_argument("--reps", type=int, default=5, help="rebuild/sync rounds per size (default %(default)s)")
+    srv.add_argument("--workdir", default=runner.DEFAULT_ROOT, help="where the tables live (default %(default)s)")
+    srv.add_argument("--out", default=runner.RESULTS_DIR, help="results directory (default %(default)s)")
     rep = sub.add_parser("report", help="write report.md and the plot again from results.json")
     rep.add_argument("--out", default=runner.RESULTS_DIR)
     args = ap.parse_args(argv)
 
+    if args.command == "server":
+        from bench.latency import server
+
+        sizes = _csv(args.sizes)
+        if not sizes or any(s not in build.SHAPES for s in sizes):
+            ap.error(f"--sizes: valid sizes are {', '.join(build.SHAPES)}")
+        server.run(sizes, args.calls, args.reps, args.workdir, args.out)
+        return 0
     if args.command == "run":
         sizes, commits = _csv(args.sizes), _commits(ap, args.commits)
         unknown = [s for s in sizes if s not in build.SHAPES]

@@ -65,7 +65,7 @@ public final class SyncedView implements Closeable {
     this.basePath = basePath;
     this.storage = storage;
     this.files = storage.newStore();
-    for (String c : List.of("builds", "syncs", "current", "instantsApplied", "partitionsLoaded")) {
+    for (String c : List.of("builds", "syncs", "current", "instantsApplied", "partitionsLoaded", "loadMicros")) {
       counters.put(c, 0L);
     }
   }
@@ -74,6 +74,7 @@ public final class SyncedView implements Closeable {
 
   /** Brings the view to the table's timeline now, applying new instants or rebuilding. */
   public synchronized SyncedView sync() {
+    long start = System.nanoTime();
     TableConfig nextConfig = TableConfig.load(fs, basePath);
     Timeline next = Timeline.load(fs, basePath, nextConfig, timeline);
     String rebuild = timeline == null ? "first build" : cannotApply(nextConfig, next);
@@ -88,6 +89,7 @@ public final class SyncedView implements Closeable {
     config = nextConfig;
     timeline = next;
     hash = next.hash();
+    counters.put("lastSyncMicros", (System.nanoTime() - start) / 1000);
     return this;
   }
 
@@ -193,10 +195,12 @@ public final class SyncedView implements Closeable {
     if (missing.isEmpty()) {
       return;
     }
+    long start = System.nanoTime();
     withListing(listing -> {
       listing.files(missing).forEach(files::put);
       counters.merge("partitionsLoaded", (long) missing.size(), Long::sum);
     });
+    counters.merge("loadMicros", (System.nanoTime() - start) / 1000, Long::sum);
   }
 
   /** Runs {@code use} over the metadata table's listing when it is enabled and in sync, else over storage. */
@@ -217,6 +221,7 @@ public final class SyncedView implements Closeable {
   /** Every partition path, sorted ("" for a non-partitioned table); a storage listing walks the table once. */
   public synchronized List<String> partitions() {
     if (partitions == null) {
+      long start = System.nanoTime();
       withListing(listing -> {
         List<String> all = new ArrayList<>(listing.partitions());
         if (listing instanceof StorageListing walked) {
@@ -224,6 +229,7 @@ public final class SyncedView implements Closeable {
         }
         partitions = all;
       });
+      counters.merge("loadMicros", (System.nanoTime() - start) / 1000, Long::sum);
     }
     return List.copyOf(partitions);
   }
@@ -301,7 +307,8 @@ public final class SyncedView implements Closeable {
 
   /**
    * Counters since the view was made: builds (first and rebuilds), syncs (incremental), current (sync
-   * requests the client's hash showed needless), instantsApplied, partitionsLoaded.
+   * requests the client's hash showed needless), instantsApplied, partitionsLoaded; loadMicros (time spent
+   * loading partitions) and lastSyncMicros (the last sync), for benchmarks.
    */
   public synchronized Map<String, Long> counters() {
     return new LinkedHashMap<>(counters);
