@@ -83,6 +83,7 @@ CODECS = {"zstd": "zstd", "gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "bro
           "uncompressed": "none", "none": "none"}
 INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BUCKET")
 BUCKET_ENGINES = same("SIMPLE")
+VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
 TIMESTAMP_TYPES = same("UNIX_TIMESTAMP", "EPOCHMILLISECONDS", "DATE_STRING")
 
 
@@ -190,7 +191,6 @@ RECORD_INDEX_ENABLE = _define("hoodie.metadata.record.index.enable", "false", of
 
 # ---- file-system view and timeline server -----------------------------------------------------
 
-VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
 EMBED_TIMELINE_SERVER = _define("hoodie.embed.timeline.server", True, boolean,
                                 "Start a timeline server in the driver's JVM (one per JVM, reused) and ask it for "
                                 "the latest file slices; a write that cannot reach it builds its own view.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -74,6 +75,7 @@ class Instant:
         return self.state == COMPLETED
 
 
+@functools.lru_cache(maxsize=65536)  # a timeline directory is listed many times per write; its names repeat
 def parse_instant_file(name: str, layout: int) -> Instant | None:
     """The instant an instant file stands for, or None for anything else in the directory
     (Hudi's InstantGeneratorV1/V2; tests/conformance/instant_file_names.json holds the cases).

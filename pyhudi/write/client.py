@@ -30,7 +30,7 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.file_slices import FileSlice, file_groups
 from pyhudi.table.rollback import rollback_failed_writes
-from pyhudi.table.timeline import Instant, Timeline
+from pyhudi.table.timeline import Instant, Timeline, last_write
 from pyhudi.table.write_stat import WriteStat, by_partition
 from pyhudi.write import bucket_index, executor, keygen, simple_index, view
 from pyhudi.write.config import WriteConfig, WriteOptionError
@@ -91,6 +91,7 @@ class Writer:
         self.spark = spark
         self.path = path
         self.options = dict(options)
+        self._had_commits: bool | None = None
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
@@ -292,8 +293,10 @@ class Writer:
         return df.withColumn("_hudi_rn", F.row_number().over(w)).filter("_hudi_rn = 1").drop("_hudi_rn")
 
     def _has_commits(self) -> bool:
-        tl = Timeline.for_table(self.storage, self.base, self.props)
-        return bool(tl.completed(("commit", "deltacommit", "replacecommit")))
+        """Whether the table had a completed write when this write started (one listing per write)."""
+        if self._had_commits is None:
+            self._had_commits = last_write(self._timeline.instants()) is not None
+        return self._had_commits
 
     def _tag(self, incoming: DataFrame, partitions: list[str], records: int) -> DataFrame:
         """Adds FG (existing file group or null) and OP (U/D for existing keys, I for new)."""

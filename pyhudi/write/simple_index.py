@@ -20,8 +20,9 @@ def file_id_of(file_name: Column) -> Column:
 
 
 # how a write reads its own table: without the lost-file check of storage listings, which reads every
-# commit on the timeline (the writer's view lists partitions the same unchecked way)
-READ_OPTIONS = {"hudi-meta.check.listed.files": "false"}
+# commit on the timeline (the writer's view lists partitions the same unchecked way), and without data
+# skipping (its filters are on partition paths and file names, which planning prunes by already)
+READ_OPTIONS = {"hudi-meta.check.listed.files": "false", "hoodie.enable.data.skipping": "false"}
 
 
 def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, partitions: list[str]) -> DataFrame:

@@ -52,8 +52,8 @@ def in_driver(spark, path: str, partitions: list[str] | None, options: Mapping[s
 
 def view_options(options: Mapping[str, str]) -> dict[str, str]:
     """The options the JVM's view takes, under their Hudi keys, defaults filled in."""
-    return {opt.key: str(opt.get(options)).lower() if isinstance(opt.get(options), bool) else str(opt.get(options))
-            for opt in o.VIEW_OPTIONS}
+    values = {opt.key: opt.get(options) for opt in o.VIEW_OPTIONS}
+    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items()}
 
 
 def _server(spark, options: Mapping[str, str]) -> tuple[str, int] | None:

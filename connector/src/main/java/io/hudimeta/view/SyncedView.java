@@ -28,6 +28,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -204,7 +205,7 @@ public final class SyncedView implements Closeable {
   }
 
   /** Runs {@code use} over the metadata table's listing when it is enabled and in sync, else over storage. */
-  private void withListing(java.util.function.Consumer<FileListing> use) {
+  private void withListing(Consumer<FileListing> use) {
     Optional<MetadataFileListing> mdt = storage.metadataEnabled()
       ? MetadataFileListing.openInSync(fs, basePath, config, timeline)
       : Optional.empty();

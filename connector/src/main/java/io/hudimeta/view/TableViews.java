@@ -2,6 +2,7 @@ package io.hudimeta.view;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -45,7 +46,7 @@ public final class TableViews {
   }
 
   /** A view whose sync fails (no table there, storage down) is dropped: it must not push real ones out. */
-  private static SyncedView syncOrForget(SyncedView view, java.util.function.Supplier<SyncedView> sync) {
+  private static SyncedView syncOrForget(SyncedView view, Supplier<SyncedView> sync) {
     try {
       return sync.get();
     } catch (RuntimeException e) {

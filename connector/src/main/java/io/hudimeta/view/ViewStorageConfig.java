@@ -3,6 +3,7 @@ package io.hudimeta.view;
 import io.hudimeta.HudiException;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * How a {@link SyncedView} keeps its files, under Apache Hudi's keys (FileSystemViewStorageConfig):
@@ -21,7 +22,7 @@ public record ViewStorageConfig(String type, long spillableMemBytes, String spil
   public static final String MEMORY = "MEMORY";
   public static final String SPILLABLE_DISK = "SPILLABLE_DISK";
   /** Client-side types: they name where a client asks, and the server then keeps its view in memory. */
-  private static final java.util.Set<String> REMOTE = java.util.Set.of("REMOTE_FIRST", "REMOTE_ONLY");
+  private static final Set<String> REMOTE = Set.of("REMOTE_FIRST", "REMOTE_ONLY");
 
   public static final ViewStorageConfig DEFAULT = new ViewStorageConfig(MEMORY, 100L * 1024 * 1024, "/tmp/", true);
 
