@@ -26,3 +26,29 @@ def save(path: str, doc: dict) -> None:
         json.dump(doc, f, indent=1, sort_keys=False)
         f.write("\n")
     os.replace(tmp, path)
+
+
+def write_report(out: str, lines: list[str]) -> str:
+    """report.md of a sub-bench (planning, latency): `lines`, then the hand-written analysis.md of `out`
+    when there is one; its path."""
+    analysis = os.path.join(out, "analysis.md")
+    if os.path.exists(analysis):
+        with open(analysis) as f:
+            lines = lines + [f.read().rstrip(), ""]
+    path = os.path.join(out, "report.md")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    return path
+
+
+def rewrite_report(report, out: str) -> None:
+    """A sub-bench's `report` command: report.md, plot and summary again from `out`/results.json, with
+    that sub-bench's report module (targets, write_markdown, write_plot, summary_table)."""
+    from rich.console import Console
+
+    with open(os.path.join(out, "results.json")) as f:
+        doc = json.load(f)
+    doc["targets"] = report.targets(doc)
+    report.write_markdown(doc, out)
+    report.write_plot(doc, out)
+    Console(width=160).print(report.summary_table(doc))

@@ -9,7 +9,6 @@ its metadata table and delta-rs merging the same rows into a Delta table over th
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -86,16 +85,10 @@ def main(argv: list[str] | None = None) -> int:
                    out=out, only=only, plots=not args.no_plots)
         return 0
 
-    from rich.console import Console
-
+    from bench import results
     from bench.latency import report
 
-    with open(os.path.join(args.out, "results.json")) as f:
-        doc = json.load(f)
-    doc["targets"] = report.targets(doc)
-    report.write_markdown(doc, args.out)
-    report.write_plot(doc, args.out)
-    Console(width=160).print(report.summary_table(doc))
+    results.rewrite_report(report, args.out)
     return 0
 
 

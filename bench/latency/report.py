@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 
+from bench import results
 from bench.measure import fmt_seconds
 
 GOAL_RATIO = 1.3
@@ -190,14 +191,7 @@ def write_markdown(doc: dict, out: str) -> str:
     if sizes and commits:
         L += _medians(doc, sizes, commits) + _ratios(doc, sizes, commits) + _runs(doc)
     L += ["![median upsert time vs data files, a line per system and commit count](upsert_vs_files.png)", ""]
-    analysis = os.path.join(out, "analysis.md")
-    if os.path.exists(analysis):
-        with open(analysis) as f:
-            L += [f.read().rstrip(), ""]
-    path = os.path.join(out, "report.md")
-    with open(path, "w") as f:
-        f.write("\n".join(L))
-    return path
+    return results.write_report(out, L)
 
 
 # ---------------------------------------------------------------- plot

@@ -9,7 +9,6 @@ listing storage, spark.read.parquet, delta-rs and pyiceberg (the same Parquet fi
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -67,16 +66,10 @@ def main(argv: list[str] | None = None) -> int:
                    plots=not args.no_plots, row_counts=not args.no_row_counts)
         return 0
 
-    from rich.console import Console
-
+    from bench import results
     from bench.planning import report
 
-    with open(os.path.join(args.out, "results.json")) as f:
-        doc = json.load(f)
-    doc["targets"] = report.targets(doc)
-    report.write_markdown(doc, args.out)
-    report.write_plot(doc, args.out)
-    Console(width=160).print(report.summary_table(doc))
+    results.rewrite_report(report, args.out)
     return 0
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 
+from bench import results
 from bench.measure import fmt_seconds
 from bench.planning import systems
 
@@ -178,14 +179,7 @@ def write_markdown(doc: dict, out: str) -> str:
                   + ("every one returned the expected rows." if ok else
                      "**MISMATCH** " + str(rc["counts"]) + " expected " + str(rc["expected"])), ""]
     L += ["![planning time vs files (full scan, one partition, range), log-log](planning_vs_files.png)", ""]
-    analysis = os.path.join(out, "analysis.md")
-    if os.path.exists(analysis):
-        with open(analysis) as f:
-            L += [f.read().rstrip(), ""]
-    path = os.path.join(out, "report.md")
-    with open(path, "w") as f:
-        f.write("\n".join(L))
-    return path
+    return results.write_report(out, L)
 
 
 # ---------------------------------------------------------------- plot
