@@ -30,7 +30,7 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.file_slices import FileSlice, file_groups
 from pyhudi.table.rollback import rollback_failed_writes
-from pyhudi.table.timeline import Instant, Timeline, last_write
+from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
 from pyhudi.write import bucket_index, executor, keygen, simple_index, view
 from pyhudi.write.config import WriteConfig, WriteOptionError
@@ -91,7 +91,7 @@ class Writer:
         self.spark = spark
         self.path = path
         self.options = dict(options)
-        self._had_commits: bool | None = None
+        self._start: tuple[str | None, str] | None = None  # (last completed write, timeline hash) at the start
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
@@ -266,7 +266,7 @@ class Writer:
 
     def _view(self, partitions: list[str] | None) -> _Plan:
         """The latest slices of `partitions` (None: all); a bucket table laid out otherwise fails here."""
-        slices = view.latest_file_slices(self.spark, self.path, partitions, self.options, self._timeline.view_state())
+        slices = view.latest_file_slices(self.spark, self.path, partitions, self.options, self._start_state())
         return _Plan(slices, bucket_index.existing_buckets(slices, self.cfg) if self.cfg.index_type == "BUCKET" else {})
 
     def _batch_partitions(self, df: DataFrame) -> list[str]:
@@ -292,11 +292,15 @@ class Writer:
         df = df.repartition(self._tasks(), "_hoodie_record_key")
         return df.withColumn("_hudi_rn", F.row_number().over(w)).filter("_hudi_rn = 1").drop("_hudi_rn")
 
+    def _start_state(self) -> tuple[str | None, str]:
+        """The timeline as this write found it, after rolling back dead writes: (last completed
+        write, timeline hash), from one listing per write."""
+        if self._start is None:
+            self._start = self._timeline.view_state()
+        return self._start
+
     def _has_commits(self) -> bool:
-        """Whether the table had a completed write when this write started (one listing per write)."""
-        if self._had_commits is None:
-            self._had_commits = last_write(self._timeline.instants()) is not None
-        return self._had_commits
+        return self._start_state()[0] is not None
 
     def _tag(self, incoming: DataFrame, partitions: list[str], records: int) -> DataFrame:
         """Adds FG (existing file group or null) and OP (U/D for existing keys, I for new)."""

@@ -228,7 +228,6 @@ final class TableSnapshot {
     // a writer's lookups pin partitions: then no listing of every partition (a walk of storage without MDT)
     List<String> all = pinned != null ? new ArrayList<>(new TreeSet<>(pinned)) : view.partitions();
     List<String> byPath = PartitionPruner.prune(config, schema, all, filters);
-    listingSource = view.source();
     MetadataTable mdt = metadataForSkipping();
     boolean latest = options.queryType == ReadOptions.QueryType.SNAPSHOT && queryInstant == null;
     DataSkipping skipping = DataSkipping.of(options.dataSkipping, mdt, config, schema, filters, latest);
