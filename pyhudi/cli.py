@@ -191,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     ts.add_argument("--spillable-dir", metavar="DIR",
                     help="local directory SPILLABLE_DISK spills to (hoodie.filesystem.view.spillable.dir)")
     ts.set_defaults(fn=cmd_timeline_server)
+    # ---- table services (each registers its own subcommand; keep one block per service) ----
+    # compaction
+    # clean
+    # archival
+    # savepoint, restore
+    # clustering
     args = ap.parse_args(argv)
     console = Console()
     try:

@@ -225,19 +225,65 @@ PARALLELISM = {"bulk_insert": BULK_INSERT_PARALLELISM, "insert": INSERT_PARALLEL
                "insert_overwrite": INSERT_PARALLELISM, "insert_overwrite_table": INSERT_PARALLELISM,
                "upsert": UPSERT_PARALLELISM, "delete": DELETE_PARALLELISM}
 
+# ---- compaction (merge-on-read) ------------------------------------------------------------------
+
+COMPACT_INLINE = _define("hoodie.compact.inline", None, boolean,
+                         "Schedule and run a compaction after a write when the trigger says so. Unset: on for "
+                         "merge-on-read tables, as Apache Hudi's Spark datasource does for batch writes.")
+COMPACT_SCHEDULE_INLINE = _define("hoodie.compact.schedule.inline", False, boolean,
+                                  "Only schedule a compaction after a write (run it later with pyhudi compact).")
+COMPACT_MAX_DELTA_COMMITS = _define("hoodie.compact.inline.max.delta.commits", 5,
+                                    number(1, "a number of delta commits, at least 1"),
+                                    "Delta commits since the last compaction that trigger the next one.")
+COMPACT_TRIGGER = _define("hoodie.compact.inline.trigger.strategy", "NUM_COMMITS",
+                          choice(same("NUM_COMMITS", "NUM_COMMITS_AFTER_LAST_REQUEST", "TIME_ELAPSED",
+                                      "NUM_OR_TIME", "NUM_AND_TIME")),
+                          "When a compaction is due: by delta commits, by seconds elapsed, or both.")
+COMPACT_MAX_DELTA_SECONDS = _define("hoodie.compact.inline.max.delta.seconds", 3600,
+                                    number(1, "seconds, at least 1"),
+                                    "Seconds since the last compaction that trigger the next one (TIME_ELAPSED).")
+COMPACTION_STRATEGY = _define(
+    "hoodie.compaction.strategy", "org.apache.hudi.table.action.compact.strategy.LogFileSizeBasedCompactionStrategy",
+    choice(same("org.apache.hudi.table.action.compact.strategy.LogFileSizeBasedCompactionStrategy",
+                "org.apache.hudi.table.action.compact.strategy.LogFileNumBasedCompactionStrategy",
+                "org.apache.hudi.table.action.compact.strategy.UnBoundedCompactionStrategy")),
+    "Which file slices a compaction plan takes, in what order: most log bytes first, most log files first, "
+    "or all.")
+COMPACTION_TARGET_IO = _define("hoodie.compaction.target.io", 512000, number(1, "megabytes, at least 1"),
+                               "Megabytes a compaction plan may read and write (size and number strategies).")
+COMPACTION_LOG_SIZE_THRESHOLD = _define("hoodie.compaction.logfile.size.threshold", 0,
+                                        number(0, "a size in bytes"),
+                                        "Slices with fewer log bytes are left out of a plan (size strategy).")
+COMPACTION_LOG_NUM_THRESHOLD = _define("hoodie.compaction.logfile.num.threshold", 0,
+                                       number(0, "a number of log files"),
+                                       "Slices with fewer log files are left out of a plan (number strategy).")
+
+# ---- cleaning --------------------------------------------------------------------------------
+
+CLEAN_AUTOMATIC = _define("hoodie.clean.automatic", True, boolean, "Clean after every write.")
+
+# ---- archival --------------------------------------------------------------------------------
+
+ARCHIVE_AUTOMATIC = _define("hoodie.archive.automatic", True, boolean,
+                            "Archive old instants into the LSM timeline history after every write.")
+
+# ---- savepoint and restore -------------------------------------------------------------------
+
+# ---- clustering ------------------------------------------------------------------------------
+
+CLUSTERING_INLINE = _define("hoodie.clustering.inline", False, boolean,
+                            "Schedule and run a clustering after a write when due.",
+                            "hoodie.datasource.clustering.inline.enable")
+CLUSTERING_SCHEDULE_INLINE = _define("hoodie.clustering.schedule.inline", False, boolean,
+                                     "Only schedule a clustering after a write (run it with pyhudi cluster).")
+
 # ---- Hudi settings of which pyhudi implements one value (the others are refused) -------------
 
 _ONE_VALUE = [
     ("hoodie.combine.before.insert", off("deduplicating inserts"), ()),
     (W + "reconcile.schema", off("schema reconciliation"), ()),
-    ("hoodie.clean.automatic", off("automatic cleaning"), ()),
     ("hoodie.clean.async.enabled", off("asynchronous cleaning"), ("hoodie.clean.async",)),
-    ("hoodie.archive.automatic", off("automatic archiving"), ()),
     ("hoodie.archive.async", off("asynchronous archiving"), ()),
-    ("hoodie.compact.inline", off("inline compaction"), ()),
-    ("hoodie.compact.schedule.inline", off("scheduling compaction"), ()),
-    ("hoodie.clustering.inline", off("inline clustering"), ("hoodie.datasource.clustering.inline.enable",)),
-    ("hoodie.clustering.schedule.inline", off("scheduling clustering"), ()),
     ("hoodie.clustering.async.enabled", off("asynchronous clustering"),
      ("hoodie.datasource.clustering.async.enable",)),
     ("hoodie.write.table.version", only("8", ("6", "8", "9"), "another table version than 8"), ()),

@@ -45,5 +45,12 @@ class HudiTable:
         opts = {**(options or {}), o.PARTITIONS_TO_DELETE.key: ",".join(partitions)}
         return self._write("delete_partition", None, opts)
 
+    # ---- table services (one block per service) --------------------------------------------
+    # compaction
+    # clean
+    # archival
+    # savepoint, restore
+    # clustering
+
     def read(self, **read_options):
         return self.spark.read.format("hudi-meta").options(**read_options).load(self.path)

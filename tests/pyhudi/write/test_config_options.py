@@ -114,8 +114,10 @@ def test_a_table_fixes_its_database_and_key_generator():
 def test_every_value_is_parsed_even_if_this_write_does_not_read_it():
     with pytest.raises(WriteOptionError, match="bucket.index.num.buckets=x is not valid"):
         WriteConfig.from_options({**OPTS, "hoodie.bucket.index.num.buckets": "x"})  # no bucket index here
-    with pytest.raises(WriteOptionError, match="clean.automatic=true asks for automatic cleaning"):
-        WriteConfig.from_options({**OPTS, "hoodie.clean.automatic": "true"})
+    with pytest.raises(WriteOptionError, match="clean.async.enabled=true asks for asynchronous cleaning"):
+        WriteConfig.from_options({**OPTS, "hoodie.clean.async.enabled": "true"})
+    with pytest.raises(WriteOptionError, match="hoodie.compact.inline=maybe is not valid"):
+        WriteConfig.from_options({**OPTS, "hoodie.compact.inline": "maybe"})
     WriteConfig.from_options({**OPTS, "hoodie.clean.automatic": "false", "hoodie.compact.inline": "false"})
 
 
