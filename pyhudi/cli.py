@@ -132,6 +132,34 @@ def _perf(mdt: MetadataWriter, console: Console) -> int:
     return 0
 
 
+def _options(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--option {pair!r} is not KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _spark():
+    from pyhudi import spark_session  # lazily: only the services that rewrite files need Spark
+    return spark_session()
+
+
+def cmd_compact(args, console: Console) -> int:
+    from pyhudi.services import compaction
+
+    options = _options(args.option)
+    done = compaction.compact(_spark(), args.path, options, instant=args.instant, schedule_only=args.schedule,
+                              progress=console.print)
+    if not done:
+        console.print("nothing to compact: no pending plan and no file slice with log files")
+    for t in done:
+        console.print(f"compaction {t} {'scheduled' if args.schedule else 'completed'}")
+    return 0
+
+
 def cmd_timeline_server(args, console: Console) -> int:
     """Replaces this process with the JVM of io.hudimeta.view.TimelineServer, so Ctrl-C and SIGTERM (or
     SIGKILL) reach the server itself and no orphan keeps serving."""
@@ -193,6 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     ts.set_defaults(fn=cmd_timeline_server)
     # ---- table services (each registers its own subcommand; keep one block per service) ----
     # compaction
+    comp = sub.add_parser("compact", help="compact a merge-on-read table: run pending plans, or schedule one and "
+                                          "run it")
+    comp.add_argument("path", help="table base path (local path or URI)")
+    comp.add_argument("--instant", help="run this pending compaction only")
+    comp.add_argument("--schedule", action="store_true", help="only write a plan (run it later)")
+    comp.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                      help="an Apache Hudi option, e.g. hoodie.compaction.strategy=...; repeatable")
+    comp.set_defaults(fn=cmd_compact)
     # clean
     # archival
     # savepoint, restore

@@ -13,6 +13,7 @@ from pyhudi.config.parsers import OptionError, Parser, boolean, choice, fields, 
 W = "hoodie.datasource.write."
 TIMEBASED = "hoodie.keygen.timebased."
 OLD_TIMEBASED = "hoodie.deltastreamer.keygen.timebased."  # Hudi's older prefix, still accepted
+C = "hoodie.clustering."
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,6 +262,31 @@ COMPACTION_LOG_NUM_THRESHOLD = _define("hoodie.compaction.logfile.num.threshold"
 # ---- cleaning --------------------------------------------------------------------------------
 
 CLEAN_AUTOMATIC = _define("hoodie.clean.automatic", True, boolean, "Clean after every write.")
+CLEANER_POLICY = _define("hoodie.cleaner.policy", "KEEP_LATEST_COMMITS",
+                         choice(same("KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "KEEP_LATEST_BY_HOURS")),
+                         "Which file slices a clean deletes: those older than the last N commits, all but the newest "
+                         "N slices of each file group, or those older than N hours (the newest slice always stays).",
+                         "hoodie.clean.policy")
+CLEANER_COMMITS_RETAINED = _define("hoodie.cleaner.commits.retained", 10, number(1, "a number of commits, at least 1"),
+                                   "KEEP_LATEST_COMMITS: the last N commits stay readable (time travel, incremental "
+                                   "queries); older slices go, but the one each file group had before them stays.",
+                                   "hoodie.clean.commits.retained")
+CLEANER_FILE_VERSIONS_RETAINED = _define("hoodie.cleaner.fileversions.retained", 3,
+                                         number(1, "a number of file slices, at least 1"),
+                                         "KEEP_LATEST_FILE_VERSIONS: file slices kept in each file group.",
+                                         "hoodie.clean.fileversions.retained")
+CLEANER_HOURS_RETAINED = _define("hoodie.cleaner.hours.retained", 24, number(1, "a number of hours, at least 1"),
+                                 "KEEP_LATEST_BY_HOURS: commits of the last N hours stay readable.",
+                                 "hoodie.clean.hours.retained")
+CLEANER_INCREMENTAL_MODE = _define("hoodie.cleaner.incremental.mode", True, boolean,
+                                   "Plan a clean over the partitions written since the last clean's earliest retained "
+                                   "commit only (false: list every partition each time).",
+                                   "hoodie.clean.incremental.enabled")
+CLEAN_TRIGGER_STRATEGY = _define("hoodie.clean.trigger.strategy", "NUM_COMMITS", choice(same("NUM_COMMITS")),
+                                 "When a clean is planned: after hoodie.clean.max.commits commits.")
+CLEAN_MAX_COMMITS = _define("hoodie.clean.max.commits", 1, number(0, "a number of commits"),
+                            "Commits completed since the last clean before the next clean is planned.",
+                            "hoodie.clean.trigger.max.commits")
 
 # ---- archival --------------------------------------------------------------------------------
 
@@ -276,6 +302,30 @@ CLUSTERING_INLINE = _define("hoodie.clustering.inline", False, boolean,
                             "hoodie.datasource.clustering.inline.enable")
 CLUSTERING_SCHEDULE_INLINE = _define("hoodie.clustering.schedule.inline", False, boolean,
                                      "Only schedule a clustering after a write (run it with pyhudi cluster).")
+CLUSTERING_MAX_COMMITS = _define(C + "inline.max.commits", 4, number(1, "a number of commits, at least 1"),
+                                 "Commits since the last clustering that trigger the next inline one.")
+CLUSTERING_SORT_COLUMNS = _define(C + "plan.strategy.sort.columns", (), fields,
+                                  "Columns clustering sorts records by (laid out by hoodie.layout.optimize.strategy).")
+CLUSTERING_TARGET_FILE_BYTES = _define(C + "plan.strategy.target.file.max.bytes", 1073741824,
+                                       number(1, "a size in bytes"), "Target size of the files clustering writes.")
+CLUSTERING_SMALL_FILE_LIMIT = _define(C + "plan.strategy.small.file.limit", 314572800, number(0, "a size in bytes"),
+                                      "Base files smaller than this are clustered.")
+CLUSTERING_MAX_GROUP_BYTES = _define(C + "plan.strategy.max.bytes.per.group", 2147483648,
+                                     number(1, "a size in bytes"), "Bytes one clustering group reads at most.")
+CLUSTERING_MAX_GROUPS = _define(C + "plan.strategy.max.num.groups", 30, number(1, "a number of groups, at least 1"),
+                                "Clustering groups one plan holds at most.")
+LAYOUT_STRATEGY = _define("hoodie.layout.optimize.strategy", "linear", choice({"linear": "linear", "z-order": "zorder",
+                                                                               "zorder": "zorder",
+                                                                               "hilbert": "hilbert"}),
+                          "How clustering orders records by the sort columns: linear (lexicographic), zorder or "
+                          "hilbert (space-filling curves: each column prunes alike).")
+CLUSTERING_UPDATES_STRATEGY = _define(
+    C + "updates.strategy", "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy",
+    choice(same("org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy"),
+           ("org.apache.hudi.client.clustering.update.strategy.SparkAllowUpdateStrategy",
+            "org.apache.hudi.client.clustering.update.strategy.SparkConsistentBucketDuplicateUpdateStrategy")),
+    "What a write does to records of file groups under pending clustering: refuse (the write fails, naming the "
+    "clustering instant; run or wait for the clustering and write again).")
 
 # ---- Hudi settings of which pyhudi implements one value (the others are refused) -------------
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
+from pyhudi.config import check
+from pyhudi.config import options as o
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter
-from pyhudi.metadata.layout import completed_partitions
+from pyhudi.metadata.layout import SUPPORTED_PARTITIONS, completed_partitions
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
@@ -19,6 +21,16 @@ Progress = Callable[[str], None]  # one line of progress ("compacting 3/12 file 
 
 def no_progress(_: str) -> None:
     pass
+
+
+def checked(options: Mapping[str, str] | None) -> dict[str, str]:
+    """A service's options, refused as a write's are (unknown or unsupported keys, bad values) before
+    anything is written."""
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    check(options)
+    for opt in o.honoured():
+        opt.get(options)
+    return options
 
 
 @dataclass
@@ -36,14 +48,20 @@ class ServiceTable:
         return cls(storage, base, props, Timeline.for_table(storage, base, props))
 
     @property
+    def uri(self) -> str:
+        """The table's path as Spark and the connector take it."""
+        return self.base if self.storage.local else self.storage.uri
+
+    @property
     def is_merge_on_read(self) -> bool:
-        return self.props.get(properties.TABLE_TYPE) == "MERGE_ON_READ"
+        return self.props.get(properties.TYPE) == "MERGE_ON_READ"
 
     def metadata_writer(self) -> MetadataWriter | None:
         """The metadata table to commit a service instant to: None when the table has none (readers
-        list storage then). It keeps the partitions the table has, so a service drops none."""
+        list storage then). It keeps the partitions the table has, so a service drops none (those pyhudi
+        does not write, like a record index, are left as they are)."""
         props = properties.load(self.storage, self.base)
-        parts = [p for p in completed_partitions(props)] or [FILES]
+        parts = [p for p in completed_partitions(props) if p in SUPPORTED_PARTITIONS] or [FILES]
         mdt = MetadataWriter(self.storage, self.base, props, partitions=parts)
         return mdt if mdt.exists() and FILES in mdt.partitions() else None
 

@@ -11,7 +11,7 @@ from pyhudi.table.timeline import WRITE_ACTIONS, Instant, Timeline
 MARKER_SUFFIXES = (".marker.CREATE", ".marker.MERGE", ".marker.APPEND")
 
 
-def _marker_files(storage: Storage, base: str, instant_time: str) -> list[str]:
+def marker_files(storage: Storage, base: str, instant_time: str) -> list[str]:
     """Table-relative paths of the data files an instant's markers name."""
     root = posixpath.join(base, ".hoodie", ".temp", instant_time)
     found, stack = [], [""]
@@ -32,7 +32,7 @@ def rollback(storage: Storage, base: str, timeline: Timeline, target: Instant) -
     """Remove what a pending write left and record a rollback instant. Only files named by the
     target's markers are touched, so nothing a completed instant wrote can be lost."""
     start = time.time()
-    files = _marker_files(storage, base, target.requested_time)
+    files = marker_files(storage, base, target.requested_time)
     by_partition: dict[str, list[str]] = {}
     for rel in files:
         by_partition.setdefault(posixpath.dirname(rel), []).append(rel)

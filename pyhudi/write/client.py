@@ -84,6 +84,14 @@ def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) ->
     Writer(spark, path, options).write(df)
 
 
+def write_groups(work: DataFrame, task: WriteTask, tasks: int) -> list[WriteStat]:
+    """Rows tagged with their file group (FG, OP, BASE) written by one executor call per file group, in
+    `tasks` tasks; the write stats of every file written."""
+    out = (work.repartition(tasks, FG).groupBy(FG)
+           .applyInArrow(lambda t: executor.write_group(t, task), executor.STATS_DDL))
+    return [WriteStat.from_row(r.asDict()) for r in out.collect()]
+
+
 class Writer:
     """One write to one table."""
 
@@ -134,6 +142,8 @@ class Writer:
         self._commit(timeline, inflight, stats, replaced, commit_schema)
         crash_point("after_complete")
         self.storage.delete(posixpath.join(self.base, ".hoodie", ".temp", instant))
+        from pyhudi.services import inline  # services sit above the write client (they write through it)
+        inline.run_after_write(self.spark, self.path, self.options)
         return instant
 
     def _commit(self, timeline: Timeline, inflight: Instant, stats: list[WriteStat],
@@ -395,9 +405,7 @@ class Writer:
         task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                          self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING",
                          cfg.log_block_format, cfg.compression)
-        out = (work.repartition(self._tasks(), FG).groupBy(FG)
-               .applyInArrow(lambda t: executor.write_group(t, task), executor.STATS_DDL))
-        return [WriteStat.from_row(r.asDict()) for r in out.collect()]
+        return write_groups(work, task, self._tasks())
 
     def _tasks(self) -> int:
         """Tasks of the write's shuffles. Explicit: adaptive execution would coalesce a small batch

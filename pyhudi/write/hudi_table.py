@@ -47,6 +47,13 @@ class HudiTable:
 
     # ---- table services (one block per service) --------------------------------------------
     # compaction
+    def compact(self, instant: str | None = None, schedule_only: bool = False, options=None) -> list[str]:
+        """Runs pending compactions (or `instant`), scheduling one when none is pending; returns their
+        instant times (pyhudi.services.compaction)."""
+        from pyhudi.services import compaction
+        return compaction.compact(self.spark, self.path, {**self.options, **(options or {})}, instant=instant,
+                                  schedule_only=schedule_only)
+
     # clean
     # archival
     # savepoint, restore

@@ -48,11 +48,11 @@ def test_catalogue_holds_hudi_1x_keys_of_every_area():
     ("hoodie.datasource.query.type", WARN),
     ("hoodie.streamer.source.kafka.topic", WARN),
     ("hoodie.streamer.jdbc.extra.options.fetchsize", WARN),  # a Hudi prefix key
-    ("hoodie.cleaner.policy", UNSUPPORTED),
-    ("hoodie.cleaner.commits.retained", UNSUPPORTED),
+    ("hoodie.cleaner.policy", HONOURED),
     ("hoodie.write.lock.provider", UNSUPPORTED),
     ("hoodie.write.concurrency.mode", UNSUPPORTED),
-    ("hoodie.clustering.plan.strategy.target.file.max.bytes", UNSUPPORTED),
+    ("hoodie.clustering.plan.strategy.target.file.max.bytes", HONOURED),
+    ("hoodie.clustering.plan.strategy.daybased.lookback.partitions", UNSUPPORTED),
     ("hoodie.parquet.block.size", UNSUPPORTED),
     ("hoodie.datasource.write.payload.class", UNSUPPORTED),
     ("hoodie.metadata.index.column.stats.column.list", UNSUPPORTED),
@@ -69,8 +69,8 @@ def test_every_catalogued_key_has_a_verdict():
 
 def test_unsupported_key_message_is_exact():
     with pytest.raises(OptionError) as err:
-        check({"hoodie.cleaner.policy": "KEEP_LATEST_COMMITS", "path": "/x", "spark.sql.x": "1"})
-    assert str(err.value) == "hoodie.cleaner.policy is an Apache Hudi option pyhudi does not support yet"
+        check({"hoodie.write.lock.provider": "x", "path": "/x", "spark.sql.x": "1"})
+    assert str(err.value) == "hoodie.write.lock.provider is an Apache Hudi option pyhudi does not support yet"
 
 
 def test_unknown_key_gets_the_nearest_known_one():

@@ -29,6 +29,14 @@ final class ReadOptions implements Serializable {
    * view lists partitions the same unchecked way, and a write's cost must not grow with the table's history.
    */
   static final String CHECK_LISTED_FILES = "hudi-meta.check.listed.files";
+  /**
+   * hudi-meta's own: read exactly the file slices the pending compaction plan of this instant names, merged
+   * (what pyhudi's compaction writes as each slice's new base file). Log files written after the plan, in the
+   * slice the compaction opens, are not read.
+   */
+  static final String COMPACTION_INSTANT = "hudi-meta.compaction.instant";
+  /** hudi-meta's own: read exactly the input file slices of the pending clustering plan of this instant. */
+  static final String CLUSTERING_INSTANT = "hudi-meta.clustering.instant";
   /** How the synced view keeps a table's files (io.hudimeta.view.ViewStorageConfig). */
   private static final Set<String> VIEW_KEYS = Set.of(
     "hoodie.filesystem.view.type",
@@ -48,6 +56,8 @@ final class ReadOptions implements Serializable {
   final boolean metadataEnabled;
   final boolean dataSkipping;
   final boolean checkListedFiles;
+  final String compactionInstant;
+  final String clusteringInstant;
   final Map<String, String> viewOptions = new HashMap<>();
 
   private ReadOptions(Map<String, String> o) {
@@ -59,6 +69,23 @@ final class ReadOptions implements Serializable {
     metadataEnabled = bool(o, METADATA_ENABLE, true);
     dataSkipping = bool(o, DATA_SKIPPING, true);
     checkListedFiles = bool(o, CHECK_LISTED_FILES, true);
+    compactionInstant = o.containsKey(COMPACTION_INSTANT)
+      ? Instants.normalize(o.get(COMPACTION_INSTANT), COMPACTION_INSTANT)
+      : null;
+    clusteringInstant = o.containsKey(CLUSTERING_INSTANT)
+      ? Instants.normalize(o.get(CLUSTERING_INSTANT), CLUSTERING_INSTANT)
+      : null;
+    boolean readsPlan = compactionInstant != null || clusteringInstant != null;
+    if (readsPlan && (queryType != QueryType.SNAPSHOT || asOfInstant != null)) {
+      throw new IllegalArgumentException(
+        "hudi-meta: " +
+          COMPACTION_INSTANT +
+          "/" +
+          CLUSTERING_INSTANT +
+          " read a plan's slices as a snapshot; " +
+          "drop the query type and as.of.instant options"
+      );
+    }
     VIEW_KEYS.forEach(k -> {
       if (o.get(k) != null) {
         viewOptions.put(k, o.get(k));

@@ -2,6 +2,7 @@ package io.hudimeta.spark;
 
 import io.hudimeta.avro.AvroSchemas;
 import io.hudimeta.metadata.MetadataTable;
+import io.hudimeta.table.CompactionOperation;
 import io.hudimeta.table.FileEntry;
 import io.hudimeta.table.FileGroupId;
 import io.hudimeta.table.FileSlice;
@@ -224,6 +225,12 @@ final class TableSnapshot {
 
   /** The file slices to read, after partition pruning and data skipping. */
   List<SliceSplit> plan(Filter[] filters) {
+    if (options.compactionInstant != null) {
+      return planSplits(options.compactionInstant, Instant.COMPACTION);
+    }
+    if (options.clusteringInstant != null) {
+      return planSplits(options.clusteringInstant, "clustering");
+    }
     Set<String> pinned = PartitionPruner.pinned(config, filters);
     // a writer's lookups pin partitions: then no listing of every partition (a walk of storage without MDT)
     List<String> all = pinned != null ? new ArrayList<>(new TreeSet<>(pinned)) : view.partitions();
@@ -278,6 +285,51 @@ final class TableSnapshot {
       fileCount
     );
     return splits;
+  }
+
+  /** The slices a pending compaction or clustering plan names, each exactly as planned: base and log files. */
+  private List<SliceSplit> planSplits(String instant, String action) {
+    Instant pending = timeline.find(instant);
+    boolean clustering = action.equals("clustering");
+    List<CompactionOperation> ops =
+      pending == null || pending.isCompleted()
+        ? List.of()
+        : clustering
+          ? timeline.clusteringPlan(instant)
+          : timeline.compactionPlan(instant);
+    if (ops.isEmpty()) {
+      throw new IllegalArgumentException(
+        "hudi-meta: " +
+          instant +
+          " is not a pending " +
+          action +
+          " of " +
+          options.path +
+          "; list pending ones " +
+          "with pyhudi timeline " +
+          options.path
+      );
+    }
+    Set<String> partitions = new TreeSet<>();
+    ops.forEach(op -> partitions.add(op.partitionPath()));
+    Map<String, List<FileEntry>> files = view.files(new ArrayList<>(partitions));
+    List<SliceSplit> out = new ArrayList<>();
+    for (CompactionOperation op : ops) {
+      String prefix = op.partitionPath().isEmpty() ? "" : op.partitionPath() + "/";
+      String base = op.dataFileName() == null ? null : absolute(prefix + op.dataFileName());
+      long size = -1;
+      for (FileEntry f : files.getOrDefault(op.partitionPath(), List.of())) {
+        size = f.name().equals(op.dataFileName()) ? f.size() : size;
+      }
+      String[] logs = op
+        .deltaFileNames()
+        .stream()
+        .map(n -> absolute(prefix + n))
+        .toArray(String[]::new);
+      out.add(new SliceSplit(op.partitionPath(), op.fileId(), base, size, logs));
+    }
+    planStats = action + "=" + instant + " fileSlices=" + out.size() + " files=" + fileCount(out);
+    return out;
   }
 
   private static int fileCount(List<SliceSplit> splits) {

@@ -382,6 +382,40 @@ public final class Timeline {
     return ops;
   }
 
+  /**
+   * The input file slices of the clustering plan of pending instant {@code instantTime} ({@code
+   * <t>.clustering.requested}, or {@code <t>.replacecommit.requested} as older writers name it), one operation
+   * per slice; empty when there is none.
+   */
+  public List<CompactionOperation> clusteringPlan(String instantTime) {
+    List<CompactionOperation> ops = new ArrayList<>();
+    for (String action : List.of("clustering", Instant.REPLACE_COMMIT)) {
+      String name = instantTime + "." + action + ".requested";
+      if (byTime.get(instantTime) == null || !listed(name)) {
+        continue;
+      }
+      for (JsonNode group : readFile(name).path("clusteringPlan").path("inputGroups")) {
+        for (JsonNode slice : group.path("slices")) {
+          String data = CommitMetadata.text(slice.get("dataFilePath"));
+          String base = data == null || data.isEmpty() ? null : lastSegment(data);
+          ops.add(
+            new CompactionOperation(
+              instantTime,
+              CommitMetadata.text(slice.get("partitionPath")),
+              CommitMetadata.text(slice.get("fileId")),
+              base == null || FileNames.parseBaseFile(base, -1) == null
+                ? null
+                : FileNames.parseBaseFile(base, -1).instantTime(),
+              base,
+              fileNames(slice.get("deltaFilePaths"))
+            )
+          );
+        }
+      }
+    }
+    return ops;
+  }
+
   /** Operations of every compaction that is requested or inflight. */
   public List<CompactionOperation> pendingCompactions() {
     List<CompactionOperation> ops = new ArrayList<>();

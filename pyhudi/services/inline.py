@@ -1,0 +1,13 @@
+"""Table services run by a write after its commit, in Apache Hudi's order: compaction (and clustering)
+first, then cleaning and archival, each when its switch is on and its trigger says it is due."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from pyspark.sql import SparkSession
+
+from pyhudi.services import compaction
+
+
+def run_after_write(spark: SparkSession, path: str, options: Mapping[str, str]) -> None:
+    compaction.run_inline(spark, path, options)
