@@ -6,6 +6,8 @@
   pyhudi metadata validate PATH              compare the metadata table with a real listing
   pyhudi metadata stats PATH                 what the metadata table holds
   pyhudi metadata perf PATH                  partitions/files lookups: metadata table vs listing
+  pyhudi clean PATH [--policy P] [--retain-commits N]
+                                             delete file versions no reader needs any more (cleaning)
   pyhudi timeline-server PATH --port N       serve the table's file-system view to writers (Hudi RFC-03;
                                              runs a JVM, not Spark), until killed
 """
@@ -160,6 +162,40 @@ def cmd_compact(args, console: Console) -> int:
     return 0
 
 
+def cmd_clean(args, console: Console) -> int:
+    from pyhudi.config import options as o
+    from pyhudi.services import clean
+
+    options = _options(args.option)
+    for value, option in ((args.policy, o.CLEANER_POLICY), (args.retain_commits, o.CLEANER_COMMITS_RETAINED),
+                          (args.retain_versions, o.CLEANER_FILE_VERSIONS_RETAINED),
+                          (args.retain_hours, o.CLEANER_HOURS_RETAINED)):
+        if value is not None:
+            options[option.key] = str(value)
+    done = clean.clean(args.path, options, progress=console.print)
+    if done is None:
+        console.print("nothing to clean")
+        return 0
+    deleted = clean.describe(args.path, done)
+    for partition, names in sorted(deleted.items()):
+        for name in names:
+            console.print(f"deleted {partition + '/' if partition else ''}{name}")
+    console.print(f"clean {done.requested_time} completed: {sum(map(len, deleted.values()))} files deleted")
+    return 0
+
+
+def cmd_cluster(args, console: Console) -> int:
+    from pyhudi.services import clustering
+
+    done = clustering.cluster(_spark(), args.path, _options(args.option), instant=args.instant,
+                              schedule_only=args.schedule, progress=console.print)
+    if not done:
+        console.print("nothing to cluster: no pending plan and no partition with small files to stitch")
+    for t in done:
+        console.print(f"clustering {t} {'scheduled' if args.schedule else 'completed'}")
+    return 0
+
+
 def cmd_timeline_server(args, console: Console) -> int:
     """Replaces this process with the JVM of io.hudimeta.view.TimelineServer, so Ctrl-C and SIGTERM (or
     SIGKILL) reach the server itself and no orphan keeps serving."""
@@ -230,9 +266,28 @@ def main(argv: list[str] | None = None) -> int:
                       help="an Apache Hudi option, e.g. hoodie.compaction.strategy=...; repeatable")
     comp.set_defaults(fn=cmd_compact)
     # clean
+    cl = sub.add_parser("clean", help="delete file versions no reader needs any more (Apache Hudi's cleaner policies)")
+    cl.add_argument("path", help="table base path (local path or URI)")
+    cl.add_argument("--policy", type=str.upper,
+                    choices=("KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "KEEP_LATEST_BY_HOURS"),
+                    help="hoodie.cleaner.policy (default KEEP_LATEST_COMMITS)")
+    cl.add_argument("--retain-commits", type=int, metavar="N", help="hoodie.cleaner.commits.retained (default 10)")
+    cl.add_argument("--retain-versions", type=int, metavar="N",
+                    help="hoodie.cleaner.fileversions.retained (default 3)")
+    cl.add_argument("--retain-hours", type=int, metavar="N", help="hoodie.cleaner.hours.retained (default 24)")
+    cl.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="an Apache Hudi option, e.g. hoodie.cleaner.incremental.mode=false; repeatable")
+    cl.set_defaults(fn=cmd_clean)
     # archival
     # savepoint, restore
     # clustering
+    clu = sub.add_parser("cluster", help="cluster a table: stitch small files, sort records by the sort columns")
+    clu.add_argument("path", help="table base path (local path or URI)")
+    clu.add_argument("--instant", help="run this pending clustering only")
+    clu.add_argument("--schedule", action="store_true", help="only write a plan (run it later)")
+    clu.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                     help="an Apache Hudi option, e.g. hoodie.clustering.plan.strategy.sort.columns=a,b; repeatable")
+    clu.set_defaults(fn=cmd_cluster)
     args = ap.parse_args(argv)
     console = Console()
     try:

@@ -21,11 +21,11 @@ from pyhudi.avro import schema as avro_schema
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
-from pyhudi.services.instant import Progress, ServiceTable, checked, commit, no_progress
+from pyhudi.services.instant import Progress, ServiceTable, checked, commit, no_progress, roll_back_attempt
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.file_slices import FileSlice
-from pyhudi.table.rollback import marker_files
+from pyhudi.table.pending_plans import held_file_groups, requested_plan
 from pyhudi.table.timeline import INFLIGHT, Instant, parse_instant_time
 from pyhudi.table.write_stat import by_partition
 from pyhudi.write import simple_index, view
@@ -70,23 +70,7 @@ def pending_compactions(table: ServiceTable) -> list[Instant]:
 
 
 def plan_of(table: ServiceTable, instant: Instant) -> dict:
-    requested = Instant(instant.requested_time, "compaction", "requested")
-    return im.decode(table.timeline.read(requested), im.COMPACTION_PLAN, layout_version=table.timeline.layout)
-
-
-def _groups_in_pending_plans(table: ServiceTable) -> set[tuple[str, str]]:
-    """(partition, file id) of the file groups a pending compaction or clustering plan holds."""
-    out: set[tuple[str, str]] = set()
-    for inst in table.timeline.pending():
-        if inst.action == "compaction":
-            out |= {(op["partitionPath"], op["fileId"]) for op in plan_of(table, inst)["operations"] or ()}
-        elif inst.action in ("clustering", "replacecommit"):
-            req = Instant(inst.requested_time, inst.action, "requested")
-            plan = (im.decode(table.timeline.read(req), layout_version=table.timeline.layout) or {}).get(
-                "clusteringPlan") or {}
-            for group in plan.get("inputGroups") or ():
-                out |= {(s["partitionPath"], s["fileId"]) for s in group.get("slices") or ()}
-    return out
+    return requested_plan(table.timeline, instant)
 
 
 def _log_sizes(table: ServiceTable, slices: list[FileSlice]) -> dict[str, int]:
@@ -123,7 +107,7 @@ def schedule(spark: SparkSession, path: str, options: Mapping[str, str] | None =
     compaction and clustering plans); None when no slice needs compacting."""
     options = dict(options or {})
     table = _mor_table(path)
-    busy = _groups_in_pending_plans(table)
+    busy = held_file_groups(table.timeline)
     slices = [s for s in view.latest_file_slices(spark, path, None, options)
               if s.logs and (s.partition, s.file_id) not in busy]
     sizes = _log_sizes(table, slices)
@@ -161,7 +145,7 @@ def execute(spark: SparkSession, path: str, instant: str, options: Mapping[str, 
         raise CompactionError(f"{instant} is not a pending compaction of {path}; pending: "
                               f"{', '.join(pending) or 'none'} (schedule one with pyhudi compact --schedule)")
     if pending[instant].state == INFLIGHT:
-        _roll_back_attempt(table, pending[instant])
+        roll_back_attempt(table, pending[instant])
     plan = plan_of(table, pending[instant])
     ops = plan["operations"] or []
     inflight = table.timeline.transition_to_inflight(Instant(instant, "compaction", "requested"))
@@ -193,19 +177,6 @@ def _write_slices(spark: SparkSession, table: ServiceTable, instant: str, ops: l
                      o.LOG_BLOCK_FORMAT.get(options), o.COMPRESSION.get(options))
     tasks = o.UPSERT_PARALLELISM.get(options) or 2 * spark.sparkContext.defaultParallelism
     return write_groups(work, task, tasks)
-
-
-def _roll_back_attempt(table: ServiceTable, inflight: Instant) -> None:
-    """Deletes what a dead attempt wrote (its markers name the files) and moves the instant back to
-    requested, so its plan runs again. Each step can be repeated after a crash."""
-    t = inflight.requested_time
-    for rel in marker_files(table.storage, table.base, t):
-        path = posixpath.join(table.base, rel)
-        if table.storage.exists(path):
-            table.storage.delete(path)
-    table.storage.delete(posixpath.join(table.base, ".hoodie", ".temp", t))
-    table.storage.delete(posixpath.join(table.timeline.dir, inflight.file_name(table.timeline.layout)))
-    log.info("rolled back the attempt of compaction %s that died; running it again", t)
 
 
 # ---- entry points ------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ from typing import Mapping
 
 from pyspark.sql import SparkSession
 
-from pyhudi.services import compaction
+from pyhudi.services import clustering, compaction
 
 
 def run_after_write(spark: SparkSession, path: str, options: Mapping[str, str]) -> None:
     compaction.run_inline(spark, path, options)
+    clustering.run_inline(spark, path, options)

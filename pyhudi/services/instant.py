@@ -2,6 +2,8 @@
 the service's instant, then the completed instant file: the same order as a write's commit)."""
 from __future__ import annotations
 
+import logging
+import posixpath
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
@@ -13,8 +15,11 @@ from pyhudi.metadata.layout import SUPPORTED_PARTITIONS, completed_partitions
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
+from pyhudi.table.rollback import marker_files
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]  # one line of progress ("compacting 3/12 file groups")
 
@@ -79,3 +84,17 @@ def commit(table: ServiceTable, inflight: Instant, kind: str, meta: Mapping[str,
     crash_point("after_metadata")
     crash_point("before_complete")
     return table.timeline.complete(inflight, im.encode(kind, meta))
+
+
+def roll_back_attempt(table: ServiceTable, inflight: Instant) -> None:
+    """Deletes what a dead attempt of a planned service (compaction, clustering) wrote - its markers name
+    the files - and moves the instant back to requested, so its plan runs again. Each step can be
+    repeated after a crash."""
+    t = inflight.requested_time
+    for rel in marker_files(table.storage, table.base, t):
+        path = posixpath.join(table.base, rel)
+        if table.storage.exists(path):
+            table.storage.delete(path)
+    table.storage.delete(posixpath.join(table.base, ".hoodie", ".temp", t))
+    table.storage.delete(posixpath.join(table.timeline.dir, inflight.file_name(table.timeline.layout)))
+    log.info("rolled back the attempt of %s %s that died; running it again", inflight.action, t)

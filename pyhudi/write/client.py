@@ -29,12 +29,13 @@ from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.file_slices import FileSlice, file_groups
-from pyhudi.table.rollback import rollback_failed_writes
+from pyhudi.table.pending_plans import held_file_groups
+from pyhudi.table.rollback import rollback, rollback_failed_writes
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
 from pyhudi.write import bucket_index, executor, keygen, simple_index, view
 from pyhudi.write.config import WriteConfig, WriteOptionError
-from pyhudi.write.executor import BASE, FG, INSERT, OLD, OP, WriteTask
+from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OLD, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,10 @@ OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_
 
 class HudiWriteError(HudiError, ValueError):
     pass
+
+
+class ClusteringConflictError(HudiWriteError):
+    """Records of a file group under pending clustering would change (Hudi's SparkRejectUpdateStrategy)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,7 @@ class Writer:
         self.path = path
         self.options = dict(options)
         self._start: tuple[str | None, str] | None = None  # (last completed write, timeline hash) at the start
+        self._clustering: dict[tuple[str, str], Instant] | None = None  # file groups under pending clustering
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
@@ -134,7 +140,11 @@ class Writer:
             instant = requested.requested_time
             writer_schema = avro_schema.to_json(
                 avro_schema.with_meta_fields(avro_schema.to_writer_style(create_schema)))
-            stats, replaced = self._write_files(plan, instant, writer_schema)
+            try:
+                stats, replaced = self._write_files(plan, instant, writer_schema)
+            except ClusteringConflictError:
+                rollback(self.storage, self.base, timeline, inflight)  # nothing written yet: the table as it was
+                raise
         crash_point("after_files")
         self._write_partition_metadata(instant, {s.partition for s in stats})
         crash_point("after_partition_metadata")
@@ -356,7 +366,7 @@ class Writer:
             return [], 0
         small, capacity = [], 0
         for s in slices:
-            if s.partition != partition or not s.base:
+            if s.partition != partition or not s.base or (partition, s.file_id) in self._under_clustering():
                 continue
             size = s.base_size
             if size is None:  # the listing did not say: storage does
@@ -384,10 +394,32 @@ class Writer:
         # insert counts, the touched file groups and the write all read it
         tagged_keys = self._tag(plan.incoming, plan.partitions, plan.records).persist()
         try:
+            self._refuse_updates_under_clustering(tagged_keys)
             tagged, _ = self._assign_inserts(tagged_keys, plan.slices)
             return self._run_write(tagged, instant, writer_schema, plan.slices), replaced
         finally:
             tagged_keys.unpersist()
+
+    def _under_clustering(self) -> dict[tuple[str, str], Instant]:
+        """(partition, file id) -> the pending clustering holding that file group."""
+        if self._clustering is None:
+            self._clustering = held_file_groups(self._timeline, ("clustering",))
+        return self._clustering
+
+    def _refuse_updates_under_clustering(self, tagged: DataFrame) -> None:
+        held = self._under_clustering()
+        if not held:
+            return
+        hits = (tagged.filter(F.col(OP).isin(UPDATE, DELETE) & F.col(FG).isin([fid for _, fid in held]))
+                .select("_hoodie_partition_path", FG).distinct().limit(3).collect())
+        hits = [(p, fid) for p, fid in hits if (p, fid) in held]
+        if hits:
+            p, fid = hits[0]
+            t = held[(p, fid)].requested_time
+            raise ClusteringConflictError(
+                f"this write updates records of file group {fid} in partition {p or '(none)'}, which the pending "
+                f"clustering {t} rewrites ({o.CLUSTERING_UPDATES_STRATEGY.key}: updates are refused); run it "
+                f"first (pyhudi cluster {self.path} --instant {t}) and write again")
 
     def _replaced(self, plan: _Plan) -> dict[str, list[str]]:
         """partition -> the file groups a replacecommit replaces."""

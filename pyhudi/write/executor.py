@@ -16,9 +16,9 @@ from pyhudi.storage import Storage
 from pyhudi.table.file_names import BaseFileName, LogFileName
 from pyhudi.table.write_stat import WriteStat
 
-FG, OP, BASE = "_hudi_fg", "_hudi_op", "_hudi_base"
+FG, OP, BASE, SORT = "_hudi_fg", "_hudi_op", "_hudi_base", "_hudi_sort"
 INSERT, UPDATE, DELETE, OLD = "I", "U", "D", "O"
-HELPER_COLUMNS = (FG, OP, BASE)
+HELPER_COLUMNS = (FG, OP, BASE, SORT)
 META = avro_schema.META_FIELDS
 
 # a WriteStat per written file (WriteStat.from_row), as Arrow gives it back to the driver
@@ -44,6 +44,7 @@ class WriteTask:
     event_time: bool
     log_block_format: str
     compression: str
+    sort_by: tuple[str, ...] = ()  # clustering: columns each new base file's records are sorted by
 
 
 def _write_token() -> str:
@@ -133,6 +134,8 @@ def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
     fg = table.column(FG)[0].as_py()
     partition = table.column("_hoodie_partition_path")[0].as_py()
     prev = table.column(BASE)[0].as_py() if BASE in table.column_names else None
+    if task.sort_by:
+        table = table.sort_by([(c, "ascending") for c in task.sort_by])
     kept, written, counts = merge(table, task)
     name = str(BaseFileName(fg, _write_token(), task.instant, "parquet"))
     rows = _with_meta(kept, written, task, partition, name)

@@ -55,9 +55,23 @@ class HudiTable:
                                   schedule_only=schedule_only)
 
     # clean
+    def clean(self, options=None) -> str | None:
+        """Deletes the file versions no reader needs any more, by hoodie.cleaner.policy; returns the clean's
+        instant time, or None when there was nothing to clean (pyhudi.services.clean)."""
+        from pyhudi.services import clean
+        done = clean.clean(self.path, {**self.options, **(options or {})})
+        return done.requested_time if done else None
+
     # archival
     # savepoint, restore
     # clustering
+    def cluster(self, instant: str | None = None, schedule_only: bool = False, options=None) -> list[str]:
+        """Runs pending clusterings (or `instant`), scheduling one when none is pending; returns their
+        instant times (pyhudi.services.clustering)."""
+        from pyhudi.services import clustering
+        return clustering.cluster(self.spark, self.path, {**self.options, **(options or {})}, instant=instant,
+                                  schedule_only=schedule_only)
+
 
     def read(self, **read_options):
         return self.spark.read.format("hudi-meta").options(**read_options).load(self.path)
