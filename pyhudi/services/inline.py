@@ -6,9 +6,12 @@ from typing import Mapping
 
 from pyspark.sql import SparkSession
 
-from pyhudi.services import clustering, compaction
+from pyhudi.config import options as o
+from pyhudi.services import clean, clustering, compaction
 
 
 def run_after_write(spark: SparkSession, path: str, options: Mapping[str, str]) -> None:
     compaction.run_inline(spark, path, options)
     clustering.run_inline(spark, path, options)
+    if o.CLEAN_AUTOMATIC.get(options):
+        clean.clean_if_due(path, options)

@@ -100,11 +100,12 @@ def parse_instant_time(text: str) -> dt.datetime:
 
 
 def collapse(instants: list[Instant]) -> list[Instant]:
-    """One Instant per requested time, its most advanced state, in requested-time order."""
-    latest: dict[str, Instant] = {}
+    """One Instant per requested time, its most advanced state, in requested-time order. A savepoint takes
+    the time of the commit it keeps: it is an instant of its own beside that commit (after it)."""
+    latest: dict[tuple[str, bool], Instant] = {}
     for inst in sorted(instants, key=lambda i: (i.requested_time, STATE_ORDER[i.state])):
-        latest[inst.requested_time] = inst
-    return sorted(latest.values(), key=lambda i: i.requested_time)
+        latest[(inst.requested_time, inst.action == "savepoint")] = inst
+    return sorted(latest.values(), key=lambda i: (i.requested_time, i.action == "savepoint"))
 
 
 def timeline_hash(instants: list[Instant]) -> str:

@@ -2,6 +2,7 @@ package io.hudimeta.spark;
 
 import io.hudimeta.avro.AvroSchemas;
 import io.hudimeta.metadata.MetadataTable;
+import io.hudimeta.table.CleanHorizon;
 import io.hudimeta.table.CompactionOperation;
 import io.hudimeta.table.FileEntry;
 import io.hudimeta.table.FileGroupId;
@@ -75,6 +76,12 @@ final class TableSnapshot {
     this.config = view.config();
     this.timeline = view.timeline();
     this.queryInstant = queryInstant();
+    CleanHorizon.check(
+      timeline,
+      queryInstant,
+      options.queryType == ReadOptions.QueryType.INCREMENTAL ? options.beginInstant : null,
+      options.path
+    );
     this.commitTimeFilter = incrementalCommitTimes();
     this.schema = tableSchema();
   }
