@@ -1,0 +1,33 @@
+"""A table-service process for the crash harness: runs one service on a table, with PYHUDI_CRASH_AT set
+so that it kills itself at that step.
+
+python integration/service_crasher.py TABLE_PATH SERVICE   (compaction, clustering, clean)
+"""
+import sys
+
+from pyhudi import spark_session
+
+SERVICES = ("compaction", "clustering", "clean")
+
+
+def main() -> None:
+    path, service = sys.argv[1], sys.argv[2]
+    if service == "clean":
+        from pyhudi.services import clean
+        clean.clean(path, {"hoodie.cleaner.commits.retained": "1"})
+        return
+    spark = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
+                             "spark.sql.shuffle.partitions": "2"})
+    if service == "compaction":
+        from pyhudi.services import compaction
+        compaction.compact(spark, path)
+    elif service == "clustering":
+        from pyhudi.services import clustering
+        clustering.cluster(spark, path, {"hoodie.clustering.plan.strategy.sort.columns": "val"})
+    else:
+        raise SystemExit(f"unknown service {service}; one of {', '.join(SERVICES)}")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
