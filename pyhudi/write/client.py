@@ -105,7 +105,7 @@ class Writer:
         self.path = path
         self.options = dict(options)
         self._start: tuple[str | None, str] | None = None  # (last completed write, timeline hash) at the start
-        self._clustering: dict[tuple[str, str], Instant] | None = None  # file groups under pending clustering
+        self._plans: dict[tuple[str, str], Instant] | None = None  # file groups held by pending service plans
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
@@ -331,8 +331,8 @@ class Writer:
         return simple_index.tag(incoming, existing, cfg, records)
 
     def _assign_inserts(self, tagged: DataFrame, slices: list[FileSlice]) -> tuple[DataFrame, dict[str, list[str]]]:
-        """File groups for new records: small existing base files first (copy-on-write upserts and
-        inserts), then new file groups sized by hoodie.parquet.max.file.size."""
+        """File groups for new records: small existing base files first (upserts and inserts; on merge-on-read
+        those without log files), then new file groups sized by hoodie.parquet.max.file.size."""
         cfg = self.cfg
         counts = {r[0]: r[1] for r in tagged.filter(F.col(OP) == INSERT)
                   .groupBy("_hoodie_partition_path").count().collect()}
@@ -362,11 +362,13 @@ class Writer:
         (Hudi's UpsertPartitioner fills small files in turn): a small batch rewrites a few files, not
         every small file of a big partition."""
         cfg = self.cfg
-        if cfg.table_type != "COPY_ON_WRITE" or cfg.operation not in ("upsert", "insert"):
+        if cfg.operation not in ("upsert", "insert"):
             return [], 0
         small, capacity = [], 0
         for s in slices:
-            if s.partition != partition or not s.base or (partition, s.file_id) in self._under_clustering():
+            # merge-on-read: only slices without log files, whose records are their base file's (Hudi's
+            # delta-commit partitioner, for an index that cannot look into log files)
+            if s.partition != partition or not s.base or s.logs or (partition, s.file_id) in self._held():
                 continue
             size = s.base_size
             if size is None:  # the listing did not say: storage does
@@ -400,11 +402,14 @@ class Writer:
         finally:
             tagged_keys.unpersist()
 
+    def _held(self) -> dict[tuple[str, str], Instant]:
+        """(partition, file id) -> the pending compaction or clustering plan holding that file group."""
+        if self._plans is None:
+            self._plans = held_file_groups(self._timeline)
+        return self._plans
+
     def _under_clustering(self) -> dict[tuple[str, str], Instant]:
-        """(partition, file id) -> the pending clustering holding that file group."""
-        if self._clustering is None:
-            self._clustering = held_file_groups(self._timeline, ("clustering",))
-        return self._clustering
+        return {k: i for k, i in self._held().items() if i.action == "clustering"}
 
     def _refuse_updates_under_clustering(self, tagged: DataFrame) -> None:
         held = self._under_clustering()
@@ -445,15 +450,18 @@ class Writer:
         return self.cfg.shuffle_parallelism or 2 * self.spark.sparkContext.defaultParallelism
 
     def _with_old_rows(self, tagged: DataFrame, slices: list[FileSlice]) -> DataFrame:
-        """Copy-on-write file groups being rewritten need their current rows (OP = O), read
-        through the connector; every row also learns its group's current base file (BASE)."""
+        """File groups being rewritten (copy-on-write; merge-on-read small files taking inserts) need their
+        current rows (OP = O), read through the connector; every row learns its group's base file (BASE)."""
         base_of = {s.file_id: s.base for s in slices}
         bases = self.spark.createDataFrame([(k, v) for k, v in base_of.items()] or [("", None)],
                                            f"{FG}_b string, {BASE} string")
         tagged = tagged.join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
-        if self.cfg.table_type != "COPY_ON_WRITE" or not slices or self.props is None or not self._has_commits():
+        if not slices or self.props is None or not self._has_commits():
             return tagged
-        touched = [r[0] for r in tagged.filter(F.col(BASE).isNotNull()).select(FG).distinct().collect()]
+        rewritten = F.col(BASE).isNotNull()
+        if self.cfg.table_type != "COPY_ON_WRITE":  # merge-on-read: only groups taking inserts get a new base
+            rewritten = rewritten & (F.col(OP) == INSERT)
+        touched = [r[0] for r in tagged.filter(rewritten).select(FG).distinct().collect()]
         if not touched:
             return tagged
         names = [base_of[fg] for fg in touched if base_of.get(fg)]

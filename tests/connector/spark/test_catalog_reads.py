@@ -25,7 +25,9 @@ def mor(spark, tmp_path_factory):
     table = HudiTable(spark, path, {"hoodie.table.name": "trips", "hoodie.datasource.write.recordkey.field": "id",
                                     "hoodie.datasource.write.precombine.field": "ts",
                                     "hoodie.datasource.write.partitionpath.field": "region",
-                                    "hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+                                    "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+                                    # new keys open new file groups: updates stay in log files (read_optimized)
+                                    "hoodie.parquet.small.file.limit": "0"})
     rows = [(f"k{i}", 1, 1, ("eu", "us")[i % 2]) for i in range(6)]
     first = table.insert(spark.createDataFrame(rows, SCHEMA))
     second = table.upsert(spark.createDataFrame([("k0", 2, 2, "eu"), ("k1", 2, 2, "us"), ("k6", 2, 2, "eu")], SCHEMA))

@@ -21,7 +21,10 @@ OPTIONS = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": 
            "hoodie.datasource.write.hive_style_partitioning": "true", "hoodie.datasource.write.operation": "upsert",
            # metadata-table compaction (every 10 writes by default) rewrites what the table holds; keep it out of
            # the one write compared here, it is not part of what a write costs to plan
-           "hoodie.metadata.compact.max.delta.commits": "100000"}
+           "hoodie.metadata.compact.max.delta.commits": "100000",
+           # the table services a write runs after its commit are theirs to count (a table's first clean
+           # looks at every partition; later ones at those written since), not the write's
+           "hoodie.clean.automatic": "false", "hoodie.archive.automatic": "false"}
 
 
 def _table(path, partitions: int, commits: int, metadata: bool) -> SyntheticTable:
