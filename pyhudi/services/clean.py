@@ -42,7 +42,8 @@ from pyhudi.services.instant import Progress, ServiceTable, checked, commit, no_
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.file_slices import FileSlice, build_slices, committed_rule, file_id_and_instant, listing_from_storage
-from pyhudi.table.timeline import COMPLETED, REQUESTED, STATE_ORDER, WRITE_ACTIONS, Instant, format_instant_time
+from pyhudi.table.pending_plans import clustering_slices
+from pyhudi.table.timeline import COMPLETED, REQUESTED, WRITE_ACTIONS, Instant, format_instant_time
 
 log = logging.getLogger(__name__)
 
@@ -60,18 +61,12 @@ PENDING_WRITES = ("commit", "deltacommit", "replacecommit", "compaction", "logco
 
 @dataclass
 class _Timeline:
-    """One listing of the timeline. Instant files are grouped by requested time and action family, not by
-    requested time alone: a savepoint carries the requested time of the commit it keeps."""
+    """One listing of the timeline (a savepoint is an instant beside the commit whose time it carries)."""
     table: ServiceTable
     instants: list[Instant] = field(init=False)
 
     def __post_init__(self) -> None:
-        latest: dict[tuple[str, bool], Instant] = {}
-        for i in self.table.timeline.instant_files():
-            key = (i.requested_time, i.action == "savepoint")
-            if key not in latest or STATE_ORDER[i.state] >= STATE_ORDER[latest[key].state]:
-                latest[key] = i
-        self.instants = sorted(latest.values(), key=lambda i: i.requested_time)
+        self.instants = self.table.timeline.instants()
         self.commits = [i for i in self.instants if i.is_completed and i.action in WRITE_ACTIONS]
         self.completion = {i.requested_time: i.completion_time for i in self.commits}
         self.pending = [i for i in self.instants if not i.is_completed]
@@ -105,10 +100,8 @@ class _Timeline:
         """partition -> names of the files pending clustering plans read."""
         out: dict[str, set[str]] = {}
         for i in self.pending:
-            if i.action not in ("clustering", "replacecommit"):
-                continue
-            for group in (self.plan(i).get("clusteringPlan") or {}).get("inputGroups") or ():
-                for s in group.get("slices") or ():
+            if i.action in ("clustering", "replacecommit"):
+                for s in clustering_slices(self.plan(i)):
                     names = [s.get("dataFilePath"), *(s.get("deltaFilePaths") or ())]
                     out.setdefault(s.get("partitionPath") or "", set()).update(
                         posixpath.basename(n) for n in names if n)
