@@ -1,13 +1,14 @@
 """A table-service process for the crash harness: runs one service on a table, with PYHUDI_CRASH_AT set
 so that it kills itself at that step.
 
-python integration/service_crasher.py TABLE_PATH SERVICE   (compaction, clustering, clean)
+python integration/service_crasher.py TABLE_PATH SERVICE [SAVEPOINT]   (compaction, clustering, clean,
+                                                                        restore SAVEPOINT)
 """
 import sys
 
 from pyhudi import spark_session
 
-SERVICES = ("compaction", "clustering", "clean")
+SERVICES = ("compaction", "clustering", "clean", "restore")
 
 
 def main() -> None:
@@ -15,6 +16,10 @@ def main() -> None:
     if service == "clean":
         from pyhudi.services import clean
         clean.clean(path, {"hoodie.cleaner.commits.retained": "1"})
+        return
+    if service == "restore":
+        from pyhudi.services import restore
+        restore.restore(path, sys.argv[3])
         return
     spark = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
                              "spark.sql.shuffle.partitions": "2"})

@@ -1,6 +1,6 @@
 """pyhudi command line: table maintenance that needs no Spark.
 
-  pyhudi timeline PATH                       the instants of a table
+  pyhudi timeline PATH [--archived]          the instants of a table (and those archived)
   pyhudi rollback PATH                       roll back writes that never completed (a writer that died)
   pyhudi metadata create|delete PATH         build (from one listing, writers need not stop) or drop it
   pyhudi metadata validate PATH              compare the metadata table with a real listing
@@ -8,6 +8,11 @@
   pyhudi metadata perf PATH                  partitions/files lookups: metadata table vs listing
   pyhudi clean PATH [--policy P] [--retain-commits N]
                                              delete file versions no reader needs any more (cleaning)
+  pyhudi archive PATH [--min-commits N] [--max-commits N]
+                                             move old instants into the timeline history (archival)
+  pyhudi savepoint create|list|delete PATH [--instant T] [--user U] [--comments C]
+                                             keep a commit's files, so the table can be restored to it
+  pyhudi restore PATH --to T                 roll the table back to its savepoint at T
   pyhudi timeline-server PATH --port N       serve the table's file-system view to writers (Hudi RFC-03;
                                              runs a JVM, not Spark), until killed
 """
@@ -37,10 +42,15 @@ def _timeline(path: str) -> tuple[Storage, str, Timeline]:
 
 
 def cmd_timeline(args, console: Console) -> int:
-    _, _, tl = _timeline(args.path)
+    storage, base, tl = _timeline(args.path)
     table = Table(title=f"timeline of {args.path}")
     for col in ("requested", "completed", "action", "state"):
         table.add_column(col)
+    if getattr(args, "archived", False) and tl.layout == 2:  # the LSM history first: it holds the older instants
+        from pyhudi.table.lsm_timeline import LSMTimeline
+        for row in LSMTimeline.for_table(storage, base, properties.load(storage, base)).instants(
+                columns=("instantTime", "completionTime", "action")):
+            table.add_row(row.instant_time, row.completion_time or "", row.action, "archived")
     for inst in tl.instants():
         table.add_row(inst.requested_time, inst.completion_time or "", inst.action, inst.state)
     console.print(table)
@@ -184,6 +194,22 @@ def cmd_clean(args, console: Console) -> int:
     return 0
 
 
+def cmd_archive(args, console: Console) -> int:
+    from pyhudi.config import options as o
+    from pyhudi.services import archival
+
+    options = _options(args.option)
+    for value, option in ((args.min_commits, o.KEEP_MIN_COMMITS), (args.max_commits, o.KEEP_MAX_COMMITS)):
+        if value is not None:
+            options[option.key] = str(value)
+    done = archival.archive(args.path, options, progress=console.print)
+    if not done:
+        console.print("nothing to archive")
+    for inst in done:
+        console.print(f"archived {inst.action} {inst.requested_time}")
+    return 0
+
+
 def cmd_cluster(args, console: Console) -> int:
     from pyhudi.services import clustering
 
@@ -193,6 +219,38 @@ def cmd_cluster(args, console: Console) -> int:
         console.print("nothing to cluster: no pending plan and no partition with small files to stitch")
     for t in done:
         console.print(f"clustering {t} {'scheduled' if args.schedule else 'completed'}")
+    return 0
+
+
+def cmd_savepoint(args, console: Console) -> int:
+    from pyhudi.services import savepoint
+
+    if args.action == "create":
+        done = savepoint.create(args.path, args.instant, args.user, args.comments)
+        console.print(f"savepoint {done.requested_time} created (completed at {done.completion_time})")
+    elif args.action == "delete":
+        if not args.instant:
+            console.print("[red]error:[/red] savepoint delete needs --instant T")
+            return 2
+        savepoint.delete(args.path, args.instant)
+        console.print(f"savepoint {args.instant} deleted")
+    else:
+        saved = savepoint.list_savepoints(args.path)
+        if not saved:
+            console.print("no savepoint")
+            return 0
+        for s in saved:
+            at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s.savepointed_at / 1000))
+            console.print(f"savepoint {s.instant} (completed {s.completion_time}) by {s.savepointed_by or '-'} "
+                          f"at {at}: {sum(map(len, s.files.values()))} files kept; {s.comments}", soft_wrap=True)
+    return 0
+
+
+def cmd_restore(args, console: Console) -> int:
+    from pyhudi.services import restore
+
+    done = restore.restore(args.path, args.to, progress=console.print)
+    console.print(f"restored to savepoint {args.to}; restore instant {done.requested_time}")
     return 0
 
 
@@ -241,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help=text)
         p.add_argument("path", help="table base path (local path or URI)")
         p.set_defaults(fn=fn)
+        if name == "timeline":
+            p.add_argument("--archived", action="store_true", help="also list the instants archived into the "
+                                                                   "timeline history")
     meta = sub.add_parser("metadata", help="metadata table: create, delete, validate, stats, perf")
     meta.add_argument("action", choices=("create", "delete", "validate", "stats", "perf"))
     meta.add_argument("path", help="table base path (local path or URI)")
@@ -279,7 +340,25 @@ def main(argv: list[str] | None = None) -> int:
                     help="an Apache Hudi option, e.g. hoodie.cleaner.incremental.mode=false; repeatable")
     cl.set_defaults(fn=cmd_clean)
     # archival
+    arc = sub.add_parser("archive", help="move old instants from the active timeline into the timeline history")
+    arc.add_argument("path", help="table base path (local path or URI)")
+    arc.add_argument("--min-commits", type=int, metavar="N", help="hoodie.keep.min.commits (default 20)")
+    arc.add_argument("--max-commits", type=int, metavar="N", help="hoodie.keep.max.commits (default 30)")
+    arc.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                     help="an Apache Hudi option, e.g. hoodie.timeline.compaction.batch.size=10; repeatable")
+    arc.set_defaults(fn=cmd_archive)
     # savepoint, restore
+    sp = sub.add_parser("savepoint", help="savepoints: keep a commit's files so the table can be restored to it")
+    sp.add_argument("action", choices=("create", "list", "delete"))
+    sp.add_argument("path", help="table base path (local path or URI)")
+    sp.add_argument("--instant", help="the commit to savepoint (create: default the latest) or the savepoint to delete")
+    sp.add_argument("--user", default="", help="who savepoints (savepointedBy)")
+    sp.add_argument("--comments", default="", help="why (comments)")
+    sp.set_defaults(fn=cmd_savepoint)
+    rs = sub.add_parser("restore", help="restore a table to a savepoint: roll back every instant after it")
+    rs.add_argument("path", help="table base path (local path or URI)")
+    rs.add_argument("--to", required=True, metavar="INSTANT", help="the savepoint's instant time")
+    rs.set_defaults(fn=cmd_restore)
     # clustering
     clu = sub.add_parser("cluster", help="cluster a table: stitch small files, sort records by the sort columns")
     clu.add_argument("path", help="table base path (local path or URI)")

@@ -292,6 +292,18 @@ CLEAN_MAX_COMMITS = _define("hoodie.clean.max.commits", 1, number(0, "a number o
 
 ARCHIVE_AUTOMATIC = _define("hoodie.archive.automatic", True, boolean,
                             "Archive old instants into the LSM timeline history after every write.")
+KEEP_MAX_COMMITS = _define("hoodie.keep.max.commits", 30, number(2, "a number of commits, at least 2"),
+                           "Archival starts when the active timeline holds more completed commits than this.")
+KEEP_MIN_COMMITS = _define("hoodie.keep.min.commits", 20, number(1, "a number of commits, at least 1"),
+                           "Completed commits archival leaves on the active timeline (fewer than "
+                           "hoodie.keep.max.commits; raised, as Apache Hudi does, when the cleaner retains more).")
+TIMELINE_COMPACTION_BATCH_SIZE = _define("hoodie.timeline.compaction.batch.size", 10,
+                                         number(2, "a number of files, at least 2"),
+                                         "Files of one level of the timeline history merged into one file of the "
+                                         "next level.")
+ARCHIVE_BEYOND_SAVEPOINT = _define("hoodie.archive.beyond.savepoint", "false", off("archiving past a savepoint"),
+                                   "Archive commits after the earliest savepoint (only false: archival stops at "
+                                   "the earliest savepoint).")
 
 # ---- savepoint and restore -------------------------------------------------------------------
 

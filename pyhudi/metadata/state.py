@@ -69,12 +69,14 @@ class MdtState:
         self.instants = self.timeline.instants()
         self.completed = {i.requested_time: i for i in self.instants if i.is_completed}
         self.pending = [i for i in self.instants if not i.is_completed]
+        self._committed = committed_rule(self.instants)  # archived MDT instants count, as on the data table
         self.data = DataTimeline(writer.data_timeline())
         self._listings: dict[str, list[tuple[str, int]]] = {}
         self._slices: dict[str, dict[str, list[FileSlice]]] = {}
 
     def committed(self, instant: str) -> bool:
-        return instant in self.completed
+        """Whether the MDT's files written at `instant` count: completed, or archived from the MDT timeline."""
+        return self._committed(instant)
 
     def completion(self, instant: str) -> str | None:
         inst = self.completed.get(instant)
@@ -86,9 +88,11 @@ class MdtState:
     def valid_block(self, instant: str | None, log_compacted: bool = False) -> bool:
         """May readers use MDT data written at `instant`? (pyhudi.metadata.validity)"""
         inst = self.completed.get(instant)
+        # archived from the MDT timeline: a deltacommit, as the connector's MetadataTable assumes
+        action = inst.action if inst else "deltacommit" if instant and self._committed(instant) else None
         data = self.data
         state = COMPLETED if instant in data.completed else PENDING if instant in data.pending else ABSENT
-        return block_is_valid(instant, log_compacted=log_compacted, mdt_action=inst.action if inst else None,
+        return block_is_valid(instant, log_compacted=log_compacted, mdt_action=action,
                               data=state, first_data_instant=data.first)
 
     def listing(self, part: str) -> list[tuple[str, int]]:

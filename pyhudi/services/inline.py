@@ -7,7 +7,7 @@ from typing import Mapping
 from pyspark.sql import SparkSession
 
 from pyhudi.config import options as o
-from pyhudi.services import clean, clustering, compaction
+from pyhudi.services import archival, clean, clustering, compaction
 
 
 def run_after_write(spark: SparkSession, path: str, options: Mapping[str, str]) -> None:
@@ -15,3 +15,5 @@ def run_after_write(spark: SparkSession, path: str, options: Mapping[str, str]) 
     clustering.run_inline(spark, path, options)
     if o.CLEAN_AUTOMATIC.get(options):
         clean.clean_if_due(path, options)
+    if o.ARCHIVE_AUTOMATIC.get(options):
+        archival.archive_if_due(path, options)

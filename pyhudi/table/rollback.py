@@ -6,7 +6,8 @@ import time
 
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
-from pyhudi.table.timeline import WRITE_ACTIONS, Instant, Timeline
+from pyhudi.table.file_slices import file_id_and_instant
+from pyhudi.table.timeline import COMPLETED, STATE_ORDER, WRITE_ACTIONS, Instant, Timeline
 
 MARKER_SUFFIXES = (".marker.CREATE", ".marker.MERGE", ".marker.APPEND")
 
@@ -61,6 +62,50 @@ def rollback(storage: Storage, base: str, timeline: Timeline, target: Instant) -
     timeline.delete_pending(target)
     storage.delete(posixpath.join(base, ".hoodie", ".temp", target.requested_time))
     return done
+
+
+def undo_instant(storage: Storage, base: str, timeline: Timeline, target: Instant, rollback_time: str) -> dict:
+    """Removes an instant, completed or pending, without writing a rollback instant (a restore keeps the
+    returned HoodieRollbackMetadata in its own): first every data file it wrote - those its commit metadata
+    (completed or inflight) and its markers name, and any other file of the partitions they touch that
+    carries its instant time (a retried task's leftover; layout 2 names log files by their own instant) -
+    then its instant files, the completed one first. Each step can be repeated after a crash: what is
+    gone is skipped."""
+    start, t = time.time(), target.requested_time
+    mine = [i for i in timeline.instant_files() if i.requested_time == t and i.action != "savepoint"]
+    files = set(marker_files(storage, base, t))
+    partitions: set[str] = set()
+    for inst in sorted(mine, key=lambda i: i.state != COMPLETED):  # completed metadata first, then inflight
+        if im.metadata_kind(inst.action, inst.state) in (im.COMMIT, im.REPLACE_COMMIT):
+            try:
+                meta = im.decode(timeline.read(inst), layout_version=timeline.layout)
+            except (OSError, ValueError):
+                continue  # an inflight file cut short: the markers name its files
+            files.update(rel for _, rel in im.files_written(meta))
+            partitions.update(meta.get("partitionToWriteStats") or {})
+            break
+    files = {f for f in files if posixpath.basename(f)}
+    partitions.update(posixpath.dirname(f) for f in files)
+    for p in partitions:
+        for e in storage.list(posixpath.join(base, p) if p else base):
+            parsed = None if e.is_dir else file_id_and_instant(e.name)
+            if parsed and parsed[1] == t:
+                files.add(posixpath.join(p, e.name) if p else e.name)
+    deleted: dict[str, list[str]] = {}
+    for rel in sorted(files):
+        path = posixpath.join(base, rel)
+        if storage.exists(path):
+            storage.delete(path)
+            deleted.setdefault(posixpath.dirname(rel), []).append(path)
+    storage.delete(posixpath.join(base, ".hoodie", ".temp", t))
+    for inst in sorted(mine, key=lambda i: -STATE_ORDER[i.state]):
+        storage.delete(posixpath.join(timeline.dir, inst.file_name(timeline.layout)))
+    return {"startRollbackTime": rollback_time, "timeTakenInMillis": int((time.time() - start) * 1000),
+            "totalFilesDeleted": sum(len(v) for v in deleted.values()), "commitsRollback": [t],
+            "partitionMetadata": {p: {"partitionPath": p, "successDeleteFiles": fs, "failedDeleteFiles": [],
+                                      "rollbackLogFiles": None, "logFilesFromFailedCommit": None}
+                                  for p, fs in deleted.items()},
+            "version": 1, "instantsRollback": [{"commitTime": t, "action": target.action}]}
 
 
 def rollback_failed_writes(storage: Storage, base: str, timeline: Timeline) -> list[Instant]:

@@ -129,6 +129,10 @@ class Writer:
         if self.props is None:
             self.props = self._create_table(create_schema)
         timeline = self._timeline = Timeline.for_table(self.storage, self.base, self.props)
+        restoring = [i.requested_time for i in timeline.pending() if i.action == "restore"]
+        if restoring:
+            raise HudiWriteError(f"a restore ({restoring[0]}) of {self.path} is pending: the table is between two "
+                                 f"states; finish it (pyhudi restore {self.path} --to <savepoint>) and write again")
         rollback_failed_writes(self.storage, self.base, timeline)
         action = self._action()
         with self._planned(df) as plan:  # its checks fail before any instant is requested

@@ -63,7 +63,35 @@ class HudiTable:
         return done.requested_time if done else None
 
     # archival
+    def archive(self, options=None) -> list[str]:
+        """Moves old instants from the active timeline into the timeline history, by hoodie.keep.min.commits
+        and hoodie.keep.max.commits; returns the requested times of the archived instants
+        (pyhudi.services.archival)."""
+        from pyhudi.services import archival
+        return [i.requested_time for i in archival.archive(self.path, {**self.options, **(options or {})})]
+
     # savepoint, restore
+    def savepoint(self, instant: str | None = None, user: str = "", comments: str = "") -> str:
+        """Savepoints the completed commit `instant` (default: the latest), so the table can be restored to
+        it; returns its instant time (pyhudi.services.savepoint)."""
+        from pyhudi.services import savepoint
+        return savepoint.create(self.path, instant, user, comments).requested_time
+
+    def savepoints(self) -> list[str]:
+        """Instant times of the table's savepoints, oldest first."""
+        from pyhudi.services import savepoint
+        return [s.instant for s in savepoint.list_savepoints(self.path)]
+
+    def delete_savepoint(self, instant: str) -> None:
+        from pyhudi.services import savepoint
+        savepoint.delete(self.path, instant)
+
+    def restore(self, instant: str) -> str:
+        """Restores the table to its savepoint at `instant`: every instant after it is rolled back; returns
+        the restore's instant time (pyhudi.services.restore)."""
+        from pyhudi.services import restore
+        return restore.restore(self.path, instant).requested_time
+
     # clustering
     def cluster(self, instant: str | None = None, schedule_only: bool = False, options=None) -> list[str]:
         """Runs pending clusterings (or `instant`), scheduling one when none is pending; returns their

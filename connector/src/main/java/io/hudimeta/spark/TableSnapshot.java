@@ -63,6 +63,8 @@ final class TableSnapshot {
   private final StructType schema;
   private final String queryInstant;
   private final Set<String> commitTimeFilter;
+  /** The commits of an incremental query (archived ones included), in completion order; null otherwise. */
+  private List<Instant> incrementalCommits;
   private String planStats = "";
   private String listingSource = "";
   private PruningStats pruningStats = PruningStats.NOT_PLANNED;
@@ -128,7 +130,11 @@ final class TableSnapshot {
     return pruningStats;
   }
 
-  /** The instant the query reads as of: as.of.instant, the incremental end, or null for latest. */
+  /**
+   * The instant the query reads as of: as.of.instant, the incremental end, or null for latest. A time travel
+   * before the first active commit looks in the timeline history (only then is it read): archived commits
+   * count as committed, so an instant at or after the first of them is readable.
+   */
   private String queryInstant() {
     String asOf = options.queryType == ReadOptions.QueryType.INCREMENTAL ? options.endInstant : options.asOfInstant;
     if (
@@ -137,7 +143,8 @@ final class TableSnapshot {
       timeline
         .completedCommits()
         .stream()
-        .noneMatch(i -> i.requestedTime().compareTo(asOf) <= 0)
+        .noneMatch(i -> i.requestedTime().compareTo(asOf) <= 0) &&
+      timeline.archivedCommits(asOf).isEmpty()
     ) {
       throw new IllegalArgumentException(
         "hudi-meta: " + ReadOptions.AS_OF + "=" + asOf + " is before the first " + "completed commit of " + options.path
@@ -146,15 +153,16 @@ final class TableSnapshot {
     return asOf;
   }
 
+  /**
+   * Requested times of the commits an incremental query returns rows of; a range that begins before the
+   * active timeline also takes the archived commits in it from the timeline history.
+   */
   private Set<String> incrementalCommitTimes() {
     if (options.queryType != ReadOptions.QueryType.INCREMENTAL) {
       return null;
     }
-    return timeline
-      .commitsBetween(options.beginInstant, options.endInstant)
-      .stream()
-      .map(Instant::requestedTime)
-      .collect(Collectors.toSet());
+    incrementalCommits = timeline.commitsBetweenWithHistory(options.beginInstant, options.endInstant);
+    return incrementalCommits.stream().map(Instant::requestedTime).collect(Collectors.toSet());
   }
 
   Set<String> commitTimeFilter() {
@@ -218,7 +226,7 @@ final class TableSnapshot {
     return config.recordMergeMode() == TableConfig.MergeMode.EVENT_TIME_ORDERING;
   }
 
-  /** Requested times of the instants whose log blocks this query may see. */
+  /** Requested times of the instants whose log blocks this query may see (archived ones included). */
   Set<String> visibleInstants() {
     Visibility v = timeline.visibility(queryInstant);
     Set<String> out = new HashSet<>();
@@ -227,7 +235,7 @@ final class TableSnapshot {
         out.add(i.requestedTime());
       }
     }
-    return out;
+    return timeline.withArchivedInstants(out, queryInstant);
   }
 
   /** The file slices to read, after partition pruning and data skipping. */
@@ -408,7 +416,10 @@ final class TableSnapshot {
     if (commitTimeFilter == null) {
       return null;
     }
-    List<Instant> commits = timeline.commitsBetween(options.beginInstant, options.endInstant);
+    List<Instant> commits =
+      incrementalCommits != null
+        ? incrementalCommits
+        : timeline.commitsBetweenWithHistory(options.beginInstant, options.endInstant);
     Set<String> out = new HashSet<>();
     for (WrittenFile f : timeline.filesWrittenBy(commits)) {
       out.add(f.partitionPath() + "/" + f.fileId());

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -14,6 +16,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +37,10 @@ import org.apache.hadoop.fs.Path;
  * {@code <t>.<action>.requested|inflight} and completed {@code <t>_<c>.<action>}; layout 1 keeps them
  * in {@code .hoodie/} with completed {@code <t>.<action>}. In both, a commit's inflight file is
  * {@code <t>.inflight}. Other files (hoodie.properties, history/, archived/, .aux...) are ignored.
- * Archived instants (layout-1 archive, layout-2 LSM history) are not read: files older than the
- * first active commit are treated as committed, as Hudi does.
+ * Files older than the first active commit are treated as committed (archived), as Hudi does. The layout-2
+ * timeline history ({@link ArchivedTimeline}) is read only by queries that reach before the active timeline:
+ * time travel to an archived instant, incremental reads of archived commits ({@link #archived}); the layout-1
+ * archive is not read.
  */
 public final class Timeline {
 
@@ -81,6 +86,7 @@ public final class Timeline {
   );
   private final Map<String, Visibility> visibilities = new ConcurrentHashMap<>();
   private volatile Set<String> rolledBack;
+  private volatile ArchivedTimeline archived;
 
   private Timeline(FileSystem fs, TableConfig config, Path dir, List<Instant> instants) {
     this.fs = fs;
@@ -278,8 +284,14 @@ public final class Timeline {
 
   // ---- instant contents ----
 
-  /** The instant file decoded to a JSON tree (Avro or JSON alike); an empty file gives {@code {}}. */
+  /**
+   * The instant file decoded to a JSON tree (Avro or JSON alike); an empty file gives {@code {}}. An archived
+   * instant ({@link #archived}) is read from the timeline history.
+   */
   public JsonNode metadata(Instant instant) {
+    if (ArchivedTimeline.isHistoryFile(instant.fileName())) {
+      return archived().metadata(instant);
+    }
     return readFile(instant.fileName());
   }
 
@@ -289,6 +301,9 @@ public final class Timeline {
   }
 
   public CommitMetadata commitMetadata(Instant instant) {
+    if (ArchivedTimeline.isHistoryFile(instant.fileName())) {
+      return CommitMetadata.fromJson(archived().metadata(instant));
+    }
     String stamp = instant.isCompleted() ? stamps.get(instant.fileName()) : null;
     if (stamp == null) {
       return CommitMetadata.fromJson(metadata(instant));
@@ -459,6 +474,139 @@ public final class Timeline {
   /** Completion time in layout 2, requested time in layout 1: the order in which commits became visible. */
   private String orderKey(Instant i) {
     return i.completionTime() != null ? i.completionTime() : i.requestedTime();
+  }
+
+  // ---- the timeline history ----
+
+  /**
+   * The timeline history of this table (layout 2), loaded on first use: its version file and manifest, then
+   * only the data files a query needs. Empty for layout 1 and for tables never archived.
+   */
+  public ArchivedTimeline archived() {
+    ArchivedTimeline a = archived;
+    if (a == null) {
+      synchronized (this) {
+        if (archived == null) {
+          Path history = new Path(dir, config.get(ArchivedTimeline.HISTORY_PATH, "history"));
+          archived = layoutVersion() >= 2 ? ArchivedTimeline.load(fs, history) : ArchivedTimeline.empty(fs, history);
+        }
+        a = archived;
+      }
+    }
+    return a;
+  }
+
+  /**
+   * Archived completed commits, deltacommits and replacecommits requested at or before {@code endInclusive}
+   * (null: all), not rolled back, in requested-time order. Reads the history.
+   */
+  public List<Instant> archivedCommits(String endInclusive) {
+    List<Instant> out = new ArrayList<>();
+    for (Instant i : archived().instants(null, endInclusive)) {
+      if (
+        i.isCommitLike() && !rolledBackInstants().contains(i.requestedTime()) && byTime.get(i.requestedTime()) == null
+      ) {
+        out.add(i);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether a query starting after {@code beginExclusive} (null: from the start) may need archived commits:
+   * it begins before the earliest completion (layout 1: requested) time of the active completed commits, or
+   * there is none. Answers from the active timeline alone.
+   */
+  public boolean reachesHistory(String beginExclusive) {
+    if (layoutVersion() < 2) {
+      return false;
+    }
+    String first = null;
+    for (Instant i : completedCommits()) {
+      String t = orderKey(i);
+      first = first == null || t.compareTo(first) < 0 ? t : first;
+    }
+    return beginExclusive == null || first == null || beginExclusive.compareTo(first) < 0;
+  }
+
+  /**
+   * {@link #commitsBetween}, plus the archived commits in that range when the range {@link #reachesHistory
+   * reaches the history} (their metadata then comes from there).
+   */
+  public List<Instant> commitsBetweenWithHistory(String beginExclusive, String endInclusive) {
+    List<Instant> out = commitsBetween(beginExclusive, endInclusive);
+    if (!reachesHistory(beginExclusive)) {
+      return out;
+    }
+    for (Instant i : archivedCommits(endInclusive)) {
+      String t = orderKey(i);
+      boolean afterBegin = beginExclusive == null || t.compareTo(beginExclusive) > 0;
+      boolean beforeEnd = endInclusive == null || t.compareTo(endInclusive) <= 0;
+      if (afterBegin && beforeEnd) {
+        out.add(i);
+      }
+    }
+    out.sort(Comparator.comparing(this::orderKey));
+    return out;
+  }
+
+  /**
+   * {@code active} (requested times of active instants a query sees) widened by Hudi's rule for archived
+   * instants: one requested at or before {@code asOf} (null: any) and before the first active commit counts as
+   * committed unless the active timeline shows it pending or rolled back. For filtering log blocks by their
+   * instant without reading the history: log files of archived delta commits stay readable. Serializable.
+   */
+  public Set<String> withArchivedInstants(Set<String> active, String asOf) {
+    Set<String> excluded = new HashSet<>(rolledBackInstants());
+    String first = null;
+    for (Instant i : instants) {
+      if (!i.isCompleted()) {
+        excluded.add(i.requestedTime());
+      } else if (i.isCommitLike() && first == null) {
+        first = i.requestedTime();
+      }
+    }
+    return new CommittedInstants(active, first, asOf, excluded);
+  }
+
+  /** A set that also contains instants older than the first active commit (see {@link #withArchivedInstants}). */
+  static final class CommittedInstants extends AbstractSet<String> implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+    private final HashSet<String> active;
+    private final String firstCommit;
+    private final String asOf;
+    private final HashSet<String> excluded;
+
+    CommittedInstants(Set<String> active, String firstCommit, String asOf, Set<String> excluded) {
+      this.active = new HashSet<>(active);
+      this.firstCommit = firstCommit;
+      this.asOf = asOf;
+      this.excluded = new HashSet<>(excluded);
+    }
+
+    @Override
+    public boolean contains(Object o) {
+      if (!(o instanceof String t)) {
+        return false;
+      }
+      if (active.contains(t)) {
+        return true;
+      }
+      boolean archived = firstCommit != null && t.compareTo(firstCommit) < 0 && !excluded.contains(t);
+      return archived && (asOf == null || t.compareTo(asOf) <= 0);
+    }
+
+    /** Iterates the active instants only (the archived ones are not known without reading the history). */
+    @Override
+    public Iterator<String> iterator() {
+      return Collections.unmodifiableSet(active).iterator();
+    }
+
+    @Override
+    public int size() {
+      return active.size();
+    }
   }
 
   // ---- incremental support ----
