@@ -159,17 +159,20 @@ def _spark():
     return spark_session()
 
 
+def _run_planned(args, console: Console, action: str, run, nothing: str) -> int:
+    done = run(_spark(), args.path, _options(args.option), instant=args.instant, schedule_only=args.schedule,
+               progress=console.print)
+    if not done:
+        console.print(f"nothing to {nothing}")
+    for t in done:
+        console.print(f"{action} {t} {'scheduled' if args.schedule else 'completed'}")
+    return 0
+
+
 def cmd_compact(args, console: Console) -> int:
     from pyhudi.services import compaction
-
-    options = _options(args.option)
-    done = compaction.compact(_spark(), args.path, options, instant=args.instant, schedule_only=args.schedule,
-                              progress=console.print)
-    if not done:
-        console.print("nothing to compact: no pending plan and no file slice with log files")
-    for t in done:
-        console.print(f"compaction {t} {'scheduled' if args.schedule else 'completed'}")
-    return 0
+    return _run_planned(args, console, "compaction", compaction.compact,
+                        "compact: no pending plan and no file slice with log files")
 
 
 def cmd_clean(args, console: Console) -> int:
@@ -212,14 +215,8 @@ def cmd_archive(args, console: Console) -> int:
 
 def cmd_cluster(args, console: Console) -> int:
     from pyhudi.services import clustering
-
-    done = clustering.cluster(_spark(), args.path, _options(args.option), instant=args.instant,
-                              schedule_only=args.schedule, progress=console.print)
-    if not done:
-        console.print("nothing to cluster: no pending plan and no partition with small files to stitch")
-    for t in done:
-        console.print(f"clustering {t} {'scheduled' if args.schedule else 'completed'}")
-    return 0
+    return _run_planned(args, console, "clustering", clustering.cluster,
+                        "cluster: no pending plan and no partition with small files to stitch")
 
 
 def cmd_savepoint(args, console: Console) -> int:
@@ -291,6 +288,17 @@ class JavaNotFoundError(HudiError, OSError):
     """The machine lacks what a command needs (a JVM)."""
 
 
+def _planned_service(sub, command: str, action: str, fn, example: str, text: str) -> None:
+    """The subcommand of a service that runs plans (compaction, clustering)."""
+    p = sub.add_parser(command, help=text)
+    p.add_argument("path", help="table base path (local path or URI)")
+    p.add_argument("--instant", help=f"run this pending {action} only")
+    p.add_argument("--schedule", action="store_true", help="only write a plan (run it later)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"an Apache Hudi option, e.g. {example}; repeatable")
+    p.set_defaults(fn=fn)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="pyhudi", description="pyhudi table maintenance")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -318,14 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     ts.set_defaults(fn=cmd_timeline_server)
     # ---- table services (each registers its own subcommand; keep one block per service) ----
     # compaction
-    comp = sub.add_parser("compact", help="compact a merge-on-read table: run pending plans, or schedule one and "
-                                          "run it")
-    comp.add_argument("path", help="table base path (local path or URI)")
-    comp.add_argument("--instant", help="run this pending compaction only")
-    comp.add_argument("--schedule", action="store_true", help="only write a plan (run it later)")
-    comp.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                      help="an Apache Hudi option, e.g. hoodie.compaction.strategy=...; repeatable")
-    comp.set_defaults(fn=cmd_compact)
+    _planned_service(sub, "compact", "compaction", cmd_compact, "hoodie.compaction.strategy=...",
+                     "compact a merge-on-read table: run pending plans, or schedule one and run it")
     # clean
     cl = sub.add_parser("clean", help="delete file versions no reader needs any more (Apache Hudi's cleaner policies)")
     cl.add_argument("path", help="table base path (local path or URI)")
@@ -360,13 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     rs.add_argument("--to", required=True, metavar="INSTANT", help="the savepoint's instant time")
     rs.set_defaults(fn=cmd_restore)
     # clustering
-    clu = sub.add_parser("cluster", help="cluster a table: stitch small files, sort records by the sort columns")
-    clu.add_argument("path", help="table base path (local path or URI)")
-    clu.add_argument("--instant", help="run this pending clustering only")
-    clu.add_argument("--schedule", action="store_true", help="only write a plan (run it later)")
-    clu.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                     help="an Apache Hudi option, e.g. hoodie.clustering.plan.strategy.sort.columns=a,b; repeatable")
-    clu.set_defaults(fn=cmd_cluster)
+    _planned_service(sub, "cluster", "clustering", cmd_cluster, "hoodie.clustering.plan.strategy.sort.columns=a,b",
+                     "cluster a table: stitch small files, sort records by the sort columns")
     args = ap.parse_args(argv)
     console = Console()
     try:

@@ -21,7 +21,15 @@ from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.services import layout
-from pyhudi.services.instant import Progress, ServiceTable, checked, commit, no_progress, roll_back_attempt
+from pyhudi.services.instant import (
+    Progress,
+    ServiceTable,
+    checked,
+    commit,
+    no_progress,
+    roll_back_attempt,
+    run_planned,
+)
 from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.file_slices import FileSlice
@@ -198,17 +206,8 @@ def cluster(spark: SparkSession, path: str, options: Mapping[str, str] | None = 
     """Runs `instant`, or every pending clustering, oldest first, and - when none is pending - schedules
     one and runs it; `schedule_only` stops after scheduling. Returns the instant times."""
     options = checked(options)
-    table = ServiceTable.open(path)
-    if instant is not None:
-        return [execute(spark, path, instant, options, progress).requested_time]
-    if schedule_only:
-        scheduled = schedule(spark, path, options)
-        return [scheduled.requested_time] if scheduled else []
-    pending = [i.requested_time for i in pending_clusterings(table)]
-    if not pending:
-        scheduled = schedule(spark, path, options)
-        pending = [scheduled.requested_time] if scheduled else []
-    return [execute(spark, path, t, options, progress).requested_time for t in pending]
+    return run_planned(pending_clusterings(ServiceTable.open(path)), instant, schedule_only,
+                       lambda: schedule(spark, path, options), lambda t: execute(spark, path, t, options, progress))
 
 
 def is_due(table: ServiceTable, options: Mapping[str, str]) -> bool:

@@ -21,7 +21,15 @@ from pyhudi.avro import schema as avro_schema
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
-from pyhudi.services.instant import Progress, ServiceTable, checked, commit, no_progress, roll_back_attempt
+from pyhudi.services.instant import (
+    Progress,
+    ServiceTable,
+    checked,
+    commit,
+    no_progress,
+    roll_back_attempt,
+    run_planned,
+)
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.file_slices import FileSlice
@@ -188,17 +196,8 @@ def compact(spark: SparkSession, path: str, options: Mapping[str, str] | None = 
     is pending - schedules one and runs it; `schedule_only` stops after scheduling. Returns the instant
     times compacted (or scheduled)."""
     options = checked(options)
-    table = _mor_table(path)
-    if instant is not None:
-        return [execute(spark, path, instant, options, progress).requested_time]
-    if schedule_only:
-        scheduled = schedule(spark, path, options)
-        return [scheduled.requested_time] if scheduled else []
-    pending = [i.requested_time for i in pending_compactions(table)]
-    if not pending:
-        scheduled = schedule(spark, path, options)
-        pending = [scheduled.requested_time] if scheduled else []
-    return [execute(spark, path, t, options, progress).requested_time for t in pending]
+    return run_planned(pending_compactions(_mor_table(path)), instant, schedule_only,
+                       lambda: schedule(spark, path, options), lambda t: execute(spark, path, t, options, progress))
 
 
 def is_due(table: ServiceTable, options: Mapping[str, str]) -> bool:

@@ -86,6 +86,20 @@ def commit(table: ServiceTable, inflight: Instant, kind: str, meta: Mapping[str,
     return table.timeline.complete(inflight, im.encode(kind, meta))
 
 
+def run_planned(pending: list[Instant], instant: str | None, schedule_only: bool,
+                schedule: Callable[[], Instant | None], execute: Callable[[str], Instant]) -> list[str]:
+    """What a planned service (compaction, clustering) runs: `instant`, or every pending plan, oldest first,
+    and - when none is pending - a newly scheduled one; `schedule_only` stops after scheduling. Returns
+    the instant times run (or scheduled)."""
+    if instant is not None:
+        return [execute(instant).requested_time]
+    times = [] if schedule_only else [i.requested_time for i in pending]
+    if not times:
+        scheduled = schedule()
+        times = [scheduled.requested_time] if scheduled else []
+    return times if schedule_only else [execute(t).requested_time for t in times]
+
+
 def roll_back_attempt(table: ServiceTable, inflight: Instant) -> None:
     """Deletes what a dead attempt of a planned service (compaction, clustering) wrote - its markers name
     the files - and moves the instant back to requested, so its plan runs again. Each step can be
