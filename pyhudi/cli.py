@@ -13,6 +13,9 @@
   pyhudi savepoint create|list|delete PATH [--instant T] [--user U] [--comments C]
                                              keep a commit's files, so the table can be restored to it
   pyhudi restore PATH --to T                 roll the table back to its savepoint at T
+  pyhudi index list PATH                     the metadata table's index partitions (built or being built)
+  pyhudi index lookup PATH KEY...            where the record index says each record key lives
+  pyhudi index drop PATH --type record_index drop an index partition (writes that enable it build it again)
   pyhudi timeline-server PATH --port N       serve the table's file-system view to writers (Hudi RFC-03;
                                              runs a JVM, not Spark), until killed
 """
@@ -251,6 +254,53 @@ def cmd_restore(args, console: Console) -> int:
     return 0
 
 
+def _metadata_writer(path: str) -> MetadataWriter:
+    """The metadata table of `path` with every partition it has kept (nothing dropped by opening it)."""
+    from pyhudi.metadata.layout import SUPPORTED_PARTITIONS
+
+    storage, base = Storage.for_uri(path)
+    props = properties.load(storage, base)
+    return MetadataWriter(storage, base, props, partitions=SUPPORTED_PARTITIONS)
+
+
+def cmd_index(args, console: Console) -> int:
+    from pyhudi.metadata import record_index as ri
+    from pyhudi.metadata.keys import RECORD_INDEX
+    from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
+    from pyhudi.metadata.state import MdtState
+
+    mdt = _metadata_writer(args.path)
+    built = completed_partitions(mdt.data_props) if mdt.exists() else []
+    if args.action == "list":
+        state = MdtState(mdt) if built else None
+        for part in built:
+            console.print(f"{part}: built, {len(state.latest(part))} file groups")
+        for part in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):
+            console.print(f"{part}: being built")
+        return 0
+    if RECORD_INDEX not in built:
+        console.print(f"[red]error:[/red] {args.path} has no record index; write with "
+                      "hoodie.metadata.record.index.enable=true (or hoodie.index.type=RECORD_INDEX) to build it")
+        return 2
+    if args.action == "drop":
+        mdt.drop_partitions([RECORD_INDEX])
+        console.print(f"dropped {RECORD_INDEX} of {args.path}")
+        return 0
+    if not args.keys:
+        console.print("[red]error:[/red] index lookup needs at least one KEY")
+        return 2
+    found = mdt.read_partition(RECORD_INDEX, keys=args.keys)
+    for key in args.keys:
+        where = ri.location_of(found[key]) if key in found else None
+        if where is None:
+            console.print(f"{key}: not in the table")
+        else:
+            partition, file_id, millis = where
+            console.print(f"{key}: partition {partition or '(none)'}, file group {file_id}, placed at "
+                          f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(millis / 1000))}", soft_wrap=True)
+    return 0
+
+
 def cmd_timeline_server(args, console: Console) -> int:
     """Replaces this process with the JVM of io.hudimeta.view.TimelineServer, so Ctrl-C and SIGTERM (or
     SIGKILL) reach the server itself and no orphan keeps serving."""
@@ -314,6 +364,12 @@ def main(argv: list[str] | None = None) -> int:
     meta.add_argument("action", choices=("create", "delete", "validate", "stats", "perf"))
     meta.add_argument("path", help="table base path (local path or URI)")
     meta.set_defaults(fn=cmd_metadata)
+    ix = sub.add_parser("index", help="the metadata table's indexes: list, lookup KEY..., drop")
+    ix.add_argument("action", choices=("list", "lookup", "drop"))
+    ix.add_argument("path", help="table base path (local path or URI)")
+    ix.add_argument("keys", nargs="*", metavar="KEY", help="record keys to look up")
+    ix.add_argument("--type", default="record_index", choices=("record_index",), help="the index (drop)")
+    ix.set_defaults(fn=cmd_index)
     ts = sub.add_parser("timeline-server", help="serve a table's file-system view to writers (Hudi RFC-03)")
     ts.add_argument("path", help="table base path (local path or URI)")
     ts.add_argument("--port", type=int, required=True, help="port to listen on (0: any free port)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from pyhudi.config.parsers import OptionError, Parser, boolean, choice, fields, number, off, only, same, text
+from pyhudi.config.parsers import OptionError, Parser, boolean, choice, fields, number, off, only, real, same, text
 
 W = "hoodie.datasource.write."
 TIMEBASED = "hoodie.keygen.timebased."
@@ -82,7 +82,7 @@ LOG_BLOCK_FORMATS = same("avro", "parquet")
 # Parquet codec names as Hudi takes them -> as pyarrow writes them
 CODECS = {"zstd": "zstd", "gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "brotli": "brotli",
           "uncompressed": "none", "none": "none"}
-INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BUCKET")
+INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BUCKET", "RECORD_INDEX")
 BUCKET_ENGINES = same("SIMPLE")
 VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
 TIMESTAMP_TYPES = same("UNIX_TIMESTAMP", "EPOCHMILLISECONDS", "DATE_STRING")
@@ -162,8 +162,14 @@ COMPRESSION = _define("hoodie.parquet.compression.codec", "zstd", choice(CODECS,
 # ---- index -----------------------------------------------------------------------------------
 
 INDEX_TYPE = _define("hoodie.index.type", "SIMPLE",
-                     choice(INDEX_TYPES, ("HBASE", "INMEMORY", "BLOOM", "GLOBAL_BLOOM", "FLINK_STATE", "RECORD_INDEX")),
-                     "How writes find the file group of existing keys.")
+                     choice(INDEX_TYPES, ("HBASE", "INMEMORY", "BLOOM", "GLOBAL_BLOOM", "FLINK_STATE")),
+                     "How writes find the file group of existing keys. RECORD_INDEX: look keys up in the "
+                     "metadata table's record index (global: a key lives in one partition); turns "
+                     "hoodie.metadata.record.index.enable on.")
+RECORD_INDEX_UPDATE_PARTITION_PATH = _define(
+    "hoodie.record.index.update.partition.path", False, boolean,
+    "Under RECORD_INDEX, a record whose partition changed is deleted from its old partition and inserted in "
+    "the new one (false: the update stays in the partition the key lives in).")
 BUCKET_ENGINE = _define("hoodie.index.bucket.engine", "SIMPLE", choice(BUCKET_ENGINES),
                         "Bucket index flavour (hoodie.index.type=BUCKET).")
 BUCKET_COUNT = _define("hoodie.bucket.index.num.buckets", 256,
@@ -187,8 +193,22 @@ PARTITION_STATS_ENABLE = _define("hoodie.metadata.index.partition.stats.enable",
 METADATA_COMPACT_AFTER = _define("hoodie.metadata.compact.max.delta.commits", 10,
                                  number(1, "a number of delta commits, at least 1"),
                                  "Compact the metadata table after this many delta commits.")
-RECORD_INDEX_ENABLE = _define("hoodie.metadata.record.index.enable", "false", off("the record index"),
-                              "The record index (not implemented: only false).")
+RECORD_INDEX_ENABLE = _define("hoodie.metadata.record.index.enable", False, boolean,
+                              "record_index partition of the metadata table: record key -> file group, kept by "
+                              "every write and service; built from the table's records by the first write "
+                              "that enables it. Writes that leave it off drop it (Apache Hudi does the same).")
+RECORD_INDEX_MIN_FILE_GROUPS = _define("hoodie.metadata.record.index.min.filegroup.count", 10,
+                                       number(1, "a number of file groups, at least 1"),
+                                       "Fewest file groups of the record index when it is built.")
+RECORD_INDEX_MAX_FILE_GROUPS = _define("hoodie.metadata.record.index.max.filegroup.count", 10000,
+                                       number(1, "a number of file groups, at least 1"),
+                                       "Most file groups of the record index when it is built.")
+RECORD_INDEX_MAX_FILE_GROUP_SIZE = _define("hoodie.metadata.record.index.max.filegroup.size", 1073741824,
+                                           number(1, "a size in bytes"),
+                                           "Bytes of index entries (48 per key) a record-index file group is "
+                                           "sized to hold at most.")
+RECORD_INDEX_GROWTH_FACTOR = _define("hoodie.metadata.record.index.growth.factor", 2.0, real(0.0, "a factor"),
+                                     "How many times today's keys the record index is sized for when built.")
 
 # ---- file-system view and timeline server -----------------------------------------------------
 

@@ -38,6 +38,19 @@ def number(minimum: int, what: str) -> Parser:
     return parse
 
 
+def real(minimum: float, what: str) -> Parser:
+    """A number (Java float or double alike) above `minimum`; `what` says what it is."""
+    def parse(key: str, raw: str) -> float:
+        try:
+            value = float(raw.strip())
+        except ValueError:
+            value = None
+        if value is None or value != value or value <= minimum:
+            raise OptionError(f"{key}={raw} is not valid; give {what} above {minimum:g}")
+        return value
+    return parse
+
+
 def choice(valid: Mapping[str, str], unsupported: tuple[str, ...] = ()) -> Parser:
     """A case-insensitive choice: `valid` maps each accepted spelling (lower case) to the value;
     `unsupported` are values Apache Hudi takes that pyhudi does not implement yet."""

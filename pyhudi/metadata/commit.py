@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from pyhudi.metadata import contents, partition_stats
 from pyhudi.metadata.keys import (
@@ -181,9 +181,12 @@ def _inflight_stats(state: MdtState, plan) -> dict[str, list[dict]]:
 
 
 def write_deltacommit(state: MdtState, storage: Storage, instant: str, records: Mapping[str, list[MetadataRecord]],
-                      deletes: Mapping[str, list[str]], counts: Mapping[str, int], compression: str) -> Instant:
+                      deletes: Mapping[str, list[str]], counts: Mapping[str, int], compression: str,
+                      external: Mapping[str, Callable[[str], list[dict]]] | None = None) -> Instant:
     """Writes the MDT deltacommit `instant`: requested, inflight, one log file per touched file
-    group, completed. `counts`: file groups per MDT partition."""
+    group, completed. `counts`: file groups per MDT partition. `external`: MDT partition -> what
+    writes that partition's log files elsewhere (record_index: on executors) once the instant is
+    inflight, returning their write stats."""
     start = time.monotonic()
     tl = state.timeline
     plan = _plan(records, deletes, counts)
@@ -204,5 +207,9 @@ def write_deltacommit(state: MdtState, storage: Storage, instant: str, records: 
                 numDeletes=len(dels), numUpdateWrites=len(recs), totalWriteBytes=len(data), partitionPath=part,
                 fileSizeInBytes=len(data), logVersion=1, logOffset=0, baseFile="", logFiles=[name],
                 runtimeStats=contents.runtime(upsert=contents.millis_since(start))))
+    for part, write in (external or {}).items():
+        written = write(instant)
+        if written:
+            done_stats.setdefault(part, []).extend(written)
     meta = im.commit_metadata(done_stats, "UPSERT_PREPPED", schema_text_without_meta_fields())
     return tl.complete(inflight, im.encode(im.COMMIT, meta))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import posixpath
 import time
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from pyhudi.metadata import contents
 from pyhudi.metadata.errors import MetadataTableError
@@ -111,28 +111,38 @@ def _records(writer: "MetadataWriter", part: str, files: Files, stats, cols, dat
 
 def _write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant: str,
                      records: list[MetadataRecord]) -> None:
+    count = writer.file_group_counts[part]
+    groups = contents.route(records, count)
+
+    def write_bases(pdir: str) -> list[dict]:
+        stats = []
+        for index, recs in sorted(groups.items()):
+            fid = file_group_id(part, index)
+            name = str(file_names.BaseFileName(fid, f"{index}-0-0", instant, "hfile"))
+            data = contents.base_hfile(recs, name, writer.compression)
+            writer.storage.write(f"{pdir}/{name}", data)
+            stats.append(contents.write_stat(
+                fileId=fid, path=f"{part}/{name}", numWrites=len(recs), numInserts=len(recs),
+                totalWriteBytes=len(data), partitionPath=part, fileSizeInBytes=len(data)))
+        return stats
+    write_partition(writer, tl, part, instant, count, write_bases)
+
+
+def write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant: str, count: int,
+                    write_bases: Callable[[str], list[dict]]) -> None:
+    """The deltacommit `instant` that creates MDT partition `part` with `count` file groups: each gets
+    the bootstrap log file; `write_bases(partition dir)` writes the base HFiles and returns their stats."""
     start = time.monotonic()
     requested = tl.create_requested("deltacommit", b"", requested_time=instant)
     inflight = tl.transition_to_inflight(requested, b"")
     pdir = f"{writer.mdt_path}/{part}"
     writer.storage.write(f"{pdir}/{file_names.PARTITION_METADATA}",
                          file_names.partition_metadata_text(instant, 1).encode())
-    count = writer.file_group_counts[part]
-    groups = contents.route(records, count)
-    stats = []
     for index in range(count):
-        fid = file_group_id(part, index)
-        bootstrap = file_names.LogFileName(fid, instant, 1, contents.BOOTSTRAP_WRITE_TOKEN)
+        bootstrap = file_names.LogFileName(file_group_id(part, index), instant, 1, contents.BOOTSTRAP_WRITE_TOKEN)
         writer.storage.write(f"{pdir}/{bootstrap}", contents.bootstrap_log(instant))
-        recs = groups.get(index)
-        if not recs:
-            continue
-        name = str(file_names.BaseFileName(fid, f"{index}-0-0", instant, "hfile"))
-        data = contents.base_hfile(recs, name, writer.compression)
-        writer.storage.write(f"{pdir}/{name}", data)
-        stats.append(contents.write_stat(
-            fileId=fid, path=f"{part}/{name}", numWrites=len(recs), numInserts=len(recs), totalWriteBytes=len(data),
-            partitionPath=part, fileSizeInBytes=len(data),
-            runtimeStats=contents.runtime(create=contents.millis_since(start))))
+    stats = write_bases(pdir)
+    for s in stats:
+        s["runtimeStats"] = contents.runtime(create=contents.millis_since(start))
     meta = im.commit_metadata({part: stats} if stats else {}, "BULK_INSERT", schema_text_without_meta_fields())
     tl.complete(inflight, im.encode(im.COMMIT, meta))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from pyhudi.metadata.errors import MetadataTableError
-from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_ORDER, PARTITION_STATS
+from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_ORDER, PARTITION_STATS, RECORD_INDEX
 from pyhudi.table import properties
 
 METADATA_FOLDER = "metadata"
@@ -17,7 +17,9 @@ PARTITIONS_KEY = properties.METADATA_PARTITIONS
 INFLIGHT_PARTITIONS_KEY = properties.METADATA_PARTITIONS_INFLIGHT
 # the MDT partitions this writer can maintain, and the ones it maintains unless told otherwise
 DEFAULT_PARTITIONS = (FILES, COLUMN_STATS, BLOOM_FILTERS, PARTITION_STATS)
-SUPPORTED_PARTITIONS = DEFAULT_PARTITIONS
+SUPPORTED_PARTITIONS = DEFAULT_PARTITIONS + (RECORD_INDEX,)
+# built from the data table's records, not from a listing: by a Spark job (pyhudi.write.record_index)
+RECORD_BUILT_PARTITIONS = (RECORD_INDEX,)
 
 
 def metadata_path(base_path: str) -> str:
@@ -47,6 +49,15 @@ def metadata_table_properties(data_props: Mapping[str, str]) -> dict[str, str]:
     }
     props[properties.CHECKSUM_KEY] = str(properties.checksum(props))
     return props
+
+
+def next_init_instant(mdt_instants) -> str:
+    """The first initialisation instant not yet on the MDT timeline (Hudi's generateUniqueInstantTime)."""
+    used = {t for t in mdt_instants if t.startswith(INIT_INSTANT_PREFIX)}
+    offset = 0
+    while init_instant(offset) in used:
+        offset += 1
+    return init_instant(offset)
 
 
 def init_instant(offset: int) -> str:

@@ -21,6 +21,7 @@ blocks and delete blocks, one directory per MDT partition, file groups `files-00
 """
 from __future__ import annotations
 
+import logging
 import posixpath
 from typing import Callable, Iterable, Mapping
 
@@ -31,16 +32,18 @@ from pyhudi.metadata import commit as commit_mod
 from pyhudi.metadata import compaction, reader
 from pyhudi.metadata import initialize as init_mod
 from pyhudi.metadata.errors import MetadataTableError
-from pyhudi.metadata.keys import DEFAULT_FILE_GROUP_COUNT, FILES, PARTITION_STATS
+from pyhudi.metadata.keys import DEFAULT_FILE_GROUP_COUNT, FILES, PARTITION_STATS, RECORD_INDEX
 from pyhudi.metadata.layout import (
     DEFAULT_PARTITIONS,
     INFLIGHT_PARTITIONS_KEY,
     INIT_INSTANT_PREFIX,
     PARTITIONS_KEY,
+    RECORD_BUILT_PARTITIONS,
     SUPPORTED_PARTITIONS,
     completed_partitions,
     csv,
     metadata_path,
+    next_init_instant,
     validate_partitions,
 )
 from pyhudi.metadata.locks import HANDOFF_LOCK, HEARTBEAT_EXPIRY_S, HEARTBEAT_FILE, HandoffLock, Heartbeat, age_s
@@ -54,9 +57,18 @@ from pyhudi.table.file_slices import file_id_and_instant, listing_from_storage
 from pyhudi.table.timeline import COMPLETED, Instant, InstantTimeGenerator, Timeline
 from pyhudi.table.write_stat import WriteStat
 
+log = logging.getLogger(__name__)
+
 
 def _no_progress(stage: str, detail: str) -> None:
     pass
+
+
+# what writes the record_index log files of a deltacommit: (instant, file-group count) -> their write stats
+RecordIndexWrite = Callable[[str, int], list[dict]]
+# actions that can add, move or remove record keys: without the record-index changes of one of them,
+# the record index would go stale, so it is dropped instead (the next write with it enabled rebuilds it)
+KEY_CHANGING_ACTIONS = ("commit", "deltacommit", "replacecommit", "clustering")
 
 
 class MetadataWriter:
@@ -169,7 +181,8 @@ class MetadataWriter:
             self.storage.delete(self.mdt_path)  # left over by an initialisation that died
         data_timeline = data_timeline or self.data_timeline()
         data = DataTimeline(data_timeline)
-        parts = [p for p in self.maintained if p != PARTITION_STATS or self._is_partitioned()]
+        parts = [p for p in self.maintained if (p != PARTITION_STATS or self._is_partitioned())
+                 and p not in RECORD_BUILT_PARTITIONS]
         # readers skip a metadata table whose partitions are inflight: a crash from here on is harmless
         self._save_data_props({PARTITIONS_KEY: "", INFLIGHT_PARTITIONS_KEY: ",".join(sorted(parts))})
         self.storage.mkdirs(f"{self.mdt_path}/.hoodie/.heartbeat")
@@ -216,26 +229,49 @@ class MetadataWriter:
 
     def drop_unmaintained(self) -> list[str]:
         """Drops the MDT partitions the data table lists as built but this writer does not
-        maintain: first the data table stops listing them (readers then do without them), then
-        their folders go. Returns the partitions dropped."""
+        maintain. Returns the partitions dropped."""
+        dropped = [p for p in completed_partitions(self.data_props)
+                   if p in SUPPORTED_PARTITIONS and p not in self.maintained]
+        self.drop_partitions(dropped)
+        return dropped
+
+    def drop_partitions(self, dropped: list[str]) -> None:
+        """First the data table stops listing `dropped` (readers then do without them), then their
+        folders go."""
         def unlisted(current: dict) -> dict[str, str]:
             listed = csv(current.get(PARTITIONS_KEY))
             return {PARTITIONS_KEY: ",".join(p for p in listed if p not in dropped)}
 
-        dropped = [p for p in completed_partitions(self.data_props)
-                   if p in SUPPORTED_PARTITIONS and p not in self.maintained]
         if dropped:
             self._save_data_props(unlisted)
             for part in dropped:
                 self.storage.delete(f"{self.mdt_path}/{part}")
-        return dropped
+
+    def add_partition(self, part: str, count: int, write_bases: Callable[[str, str], list[dict]]) -> str:
+        """Builds MDT partition `part` of `count` file groups at the next initialisation instant and
+        lists it as built; `write_bases(instant, partition dir)` writes its base HFiles and returns their
+        write stats. Returns the instant. (Writers must not commit meanwhile: the caller is the write.)"""
+        if not self.exists() or FILES not in self.partitions():
+            raise MetadataTableError(f"{self.base_path} has no metadata table; initialize() it first")
+        tl = self.mdt_timeline()
+        instant = next_init_instant(i.requested_time for i in tl.instant_files())
+        init_mod.write_partition(self, tl, part, instant, count, lambda pdir: write_bases(instant, pdir))
+        self._save_data_props(lambda current: {PARTITIONS_KEY: ",".join(
+            dict.fromkeys(csv(current.get(PARTITIONS_KEY)) + [part]))})
+        return instant
+
+    def record_index_groups(self, state: MdtState | None = None) -> int:
+        """How many file groups the record index has (0 when it is not built)."""
+        if RECORD_INDEX not in self._live_partitions():
+            return 0
+        return len((state or MdtState(self)).latest(RECORD_INDEX))
 
     # ---- commits --------------------------------------------------------------------------
     def commit(self, instant: str, action: str, write_stats: Iterable[WriteStat],
                replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
                deleted_files: Mapping[str, Iterable[str]] | None = None, *,
                deleted_partitions: Iterable[str] = (), operation: str | None = None,
-               schema: str | None = None) -> Instant:
+               schema: str | None = None, record_index: RecordIndexWrite | None = None) -> Instant:
         """Writes the MDT deltacommit of data instant `instant` (call it before completing the
         data instant) and returns the completed MDT instant.
 
@@ -245,30 +281,51 @@ class MetadataWriter:
         rollback). `deleted_partitions`: partitions gone entirely. `operation`: the write
         operation (delete_partition also drops the partitions' statistics). `schema`: the
         writer schema of this instant (column selection; the latest committed one when None).
+        `record_index`: writes the instant's record_index log files (when the record index is built).
         """
         if not self.exists() or FILES not in self._live_partitions():
             raise MetadataTableError(f"{self.base_path} has no metadata table; initialize() it first")
         self.drop_unmaintained()
         _, state = catch_up_mod.catch_up(self, None)
         return self.commit_now(instant, action, write_stats, replaced_file_ids, deleted_files,
-                               deleted_partitions=deleted_partitions, operation=operation, schema=schema, state=state)
+                               deleted_partitions=deleted_partitions, operation=operation, schema=schema, state=state,
+                               record_index=record_index)
 
     def commit_now(self, instant: str, action: str, write_stats: Iterable[WriteStat],
                    replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
                    deleted_files: Mapping[str, Iterable[str]] | None = None, *,
                    deleted_partitions: Iterable[str] = (), operation: str | None = None,
-                   schema: str | None = None, state: MdtState | None = None) -> Instant:
+                   schema: str | None = None, state: MdtState | None = None,
+                   record_index: RecordIndexWrite | None = None) -> Instant:
         """`commit` without catching up first (what the catch-up applies instants with)."""
         state = state or MdtState(self)
         self.rollback_failed(state)
         if instant in {i.requested_time for i in state.instants}:
             self.rollback(instant)  # a retry of the same data instant: apply it afresh
         state = MdtState(self)
+        external = self._record_index_write(state, action, record_index)
         records, deletes = self.instant_records(state, instant, action, write_stats, replaced_file_ids,
                                                 deleted_files, deleted_partitions=deleted_partitions,
                                                 operation=operation, schema=schema)
         return commit_mod.write_deltacommit(state, self.storage, instant, records, deletes, self.file_group_counts,
-                                            self.compression)
+                                            self.compression, external)
+
+    def _record_index_write(self, state: MdtState, action: str, record_index: RecordIndexWrite | None
+                            ) -> dict[str, Callable[[str], list[dict]]]:
+        """The record_index files of this commit, as write_deltacommit takes them. A key-changing commit
+        that brings no record-index changes (a writer that cannot say which keys it moved) drops the
+        record index rather than leave it stale."""
+        count = self.record_index_groups(state)
+        if not count:
+            return {}
+        if record_index is None:
+            if action in KEY_CHANGING_ACTIONS:
+                log.warning("the %s at hand does not say which record keys it changed: dropping the record "
+                            "index of %s (a write with %s=true rebuilds it)", action, self.base_path,
+                            "hoodie.metadata.record.index.enable")
+                self.drop_partitions([RECORD_INDEX])
+            return {}
+        return {RECORD_INDEX: lambda instant: record_index(instant, count)}
 
     def instant_records(self, state: MdtState, instant: str, action: str, write_stats: Iterable[WriteStat],
                         replaced_file_ids: Mapping[str, Iterable[str]] | None = None,

@@ -36,7 +36,7 @@ from pyhudi.table.file_slices import FileSlice
 from pyhudi.table.pending_plans import clustering_slices, held_file_groups, requested_plan
 from pyhudi.table.timeline import INFLIGHT, Instant
 from pyhudi.table.write_stat import by_partition
-from pyhudi.write import simple_index, view
+from pyhudi.write import record_index, simple_index, view
 from pyhudi.write.client import write_groups
 from pyhudi.write.executor import BASE, FG, OLD, OP, SORT, WriteTask
 from pyhudi.write.schema_evolution import current_schema
@@ -158,7 +158,7 @@ def execute(spark: SparkSession, path: str, instant: str, options: Mapping[str, 
     commit_schema = avro_schema.to_json(avro_schema.to_writer_style(schema))
     meta = im.replace_commit_metadata(by_partition(stats), "CLUSTER", commit_schema, replaced)
     done = commit(table, inflight, im.REPLACE_COMMIT, meta, write_stats=stats, replaced=replaced,
-                  schema=commit_schema)
+                  schema=commit_schema, record_index=lambda mdt: record_index.moved_to(spark, table, stats, mdt))
     table.storage.delete(f"{table.base}/.hoodie/.temp/{instant}")
     progress(f"clustering {instant} completed: {len(stats)} files written, "
              f"{sum(len(v) for v in replaced.values())} file groups replaced")

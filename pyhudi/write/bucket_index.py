@@ -13,6 +13,7 @@ from pyspark.sql import functions as F
 
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
+from pyhudi.spark.session import java_function
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.write.config import BUCKET_PROPERTIES, WriteConfig
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
@@ -33,9 +34,8 @@ def table_properties(cfg: WriteConfig) -> dict[str, str]:
 
 def bucket_column(spark: SparkSession, cfg: WriteConfig) -> Column:
     """The bucket of each row's _hoodie_record_key."""
-    spark.udf.registerJavaFunction(FUNCTION, "io.hudimeta.spark.BucketIdFunction", "int")
-    return F.call_function(FUNCTION, F.col("_hoodie_record_key"), F.lit(",".join(cfg.bucket_hash_fields)),
-                           F.lit(cfg.bucket_count))
+    bucket_id = java_function(spark, FUNCTION, "io.hudimeta.spark.BucketIdFunction", "int")
+    return bucket_id(F.col("_hoodie_record_key"), F.lit(",".join(cfg.bucket_hash_fields)), F.lit(cfg.bucket_count))
 
 
 def bucket_of(file_id: str) -> int | None:

@@ -24,6 +24,8 @@ from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter
+from pyhudi.metadata.keys import RECORD_INDEX
+from pyhudi.metadata.layout import completed_partitions
 from pyhudi.storage import Storage
 from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
@@ -33,7 +35,7 @@ from pyhudi.table.pending_plans import held_file_groups
 from pyhudi.table.rollback import rollback, rollback_failed_writes
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
-from pyhudi.write import bucket_index, executor, keygen, simple_index, view
+from pyhudi.write import bucket_index, executor, keygen, record_index, simple_index, view
 from pyhudi.write.config import WriteConfig, WriteOptionError
 from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OLD, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
@@ -106,6 +108,8 @@ class Writer:
         self.options = dict(options)
         self._start: tuple[str | None, str] | None = None  # (last completed write, timeline hash) at the start
         self._plans: dict[tuple[str, str], Instant] | None = None  # file groups held by pending service plans
+        self._found: DataFrame | None = None  # the record index's locations of the batch's keys
+        self._key_changes: DataFrame | None = None  # what this write changes in the record index
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
@@ -153,7 +157,11 @@ class Writer:
         self._write_partition_metadata(instant, {s.partition for s in stats})
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
-        self._commit(timeline, inflight, stats, replaced, commit_schema)
+        try:
+            self._commit(timeline, inflight, stats, replaced, commit_schema)
+        finally:
+            if self._key_changes is not None:
+                self._key_changes.unpersist()
         crash_point("after_complete")
         self.storage.delete(posixpath.join(self.base, ".hoodie", ".temp", instant))
         from pyhudi.services import inline  # services sit above the write client (they write through it)
@@ -168,7 +176,8 @@ class Writer:
             if mdt is not None:
                 if mdt.compact_if_needed(self.cfg.metadata_compact_after):
                     mdt.clean()  # older metadata file slices are no longer read by anyone
-                mdt.commit(instant, action, stats, replaced, operation=self.cfg.operation, schema=schema)
+                mdt.commit(instant, action, stats, replaced, operation=self.cfg.operation, schema=schema,
+                           record_index=self._record_index_write(mdt))
             crash_point("after_metadata")
             meta = self._commit_metadata(stats, replaced, schema)
             kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
@@ -279,14 +288,20 @@ class Writer:
         incoming = incoming.persist()
         try:
             counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
-            # all partitions when the table is replaced, or when a global index sends updates and deletes
-            # to the partitions their keys are in
+            touched = list(counts)
+            if self._located(incoming) is not None:  # the record index says where the batch's keys live
+                touched += [r[0] for r in self._located(incoming).select("_hudi_p").distinct().collect()
+                            if r[0] not in counts]
+            # all partitions when the table is replaced, or when a global index without a record index
+            # sends updates and deletes to the partitions their keys are in
             everywhere = cfg.operation == "insert_overwrite_table" or (
-                cfg.index_type == "GLOBAL_SIMPLE" and cfg.operation in ("upsert", "delete"))
-            plan = plan or self._view(None if everywhere else list(counts))
+                cfg.global_index and cfg.operation in ("upsert", "delete") and self._located(incoming) is None)
+            plan = plan or self._view(None if everywhere else touched)
             yield replace(plan, incoming=incoming, partitions=list(counts), records=sum(counts.values()))
         finally:
             incoming.unpersist()
+            if self._found is not None:
+                self._found.unpersist()
 
     def _view(self, partitions: list[str] | None) -> _Plan:
         """The latest slices of `partitions` (None: all); a bucket table laid out otherwise fails here."""
@@ -326,12 +341,27 @@ class Writer:
     def _has_commits(self) -> bool:
         return self._start_state()[0] is not None
 
+    def _looks_up(self) -> bool:
+        return self.props is not None and self.cfg.operation not in ("insert", "bulk_insert") + REPLACE_OPS
+
+    def _located(self, incoming: DataFrame) -> DataFrame | None:
+        """(_hudi_k, _hudi_p, FG) of the batch's keys the record index holds, looked up once (cached);
+        None unless the write tags with a built record index."""
+        if self._found is None and self.cfg.index_type == "RECORD_INDEX" and self._looks_up() \
+                and RECORD_INDEX in completed_partitions(self.props) and self._has_commits():
+            keys = incoming.select(F.col("_hoodie_record_key").alias("_hudi_bk"))
+            self._found = record_index.locate(self.spark, self.path, self.options, keys).persist()
+        return self._found
+
     def _tag(self, incoming: DataFrame, partitions: list[str], records: int) -> DataFrame:
         """Adds FG (existing file group or null) and OP (U/D for existing keys, I for new)."""
         cfg = self.cfg
-        looks_up = self.props is not None and cfg.operation not in ("insert", "bulk_insert") + REPLACE_OPS
-        existing = simple_index.existing_keys(self.spark, self.path, cfg, partitions) \
-            if looks_up and self._has_commits() else None
+        existing = self._located(incoming)
+        if existing is None and self._looks_up() and self._has_commits():
+            if cfg.index_type == "RECORD_INDEX":
+                log.info("the record index of %s is not built yet: this write finds its keys by reading them "
+                         "(as GLOBAL_SIMPLE) and builds it", self.path)
+            existing = simple_index.existing_keys(self.spark, self.path, cfg, partitions)
         return simple_index.tag(incoming, existing, cfg, records)
 
     def _assign_inserts(self, tagged: DataFrame, slices: list[FileSlice]) -> tuple[DataFrame, dict[str, list[str]]]:
@@ -391,10 +421,12 @@ class Writer:
         cfg = self.cfg
         replaced = self._replaced(plan)
         if cfg.operation == "delete_partition":
+            self._note_key_changes(None, replaced)
             return [], replaced
         if cfg.index_type == "BUCKET":
             existing = {k: fid for k, fid in plan.buckets.items() if k[0] not in replaced}  # replaced: new buckets
             located = bucket_index.locate(self.spark, plan.incoming, existing, cfg.operation, instant)
+            self._note_key_changes(located, replaced, upserts_known=False)
             return self._run_write(located, instant, writer_schema, plan.slices), replaced
         # tagging joins the batch with every key of the affected partitions: keep its result, the
         # insert counts, the touched file groups and the write all read it
@@ -402,9 +434,45 @@ class Writer:
         try:
             self._refuse_updates_under_clustering(tagged_keys)
             tagged, _ = self._assign_inserts(tagged_keys, plan.slices)
+            self._note_key_changes(tagged, replaced)
             return self._run_write(tagged, instant, writer_schema, plan.slices), replaced
         finally:
             tagged_keys.unpersist()
+
+    # ---- the record index ---------------------------------------------------------------------
+    def _note_key_changes(self, tagged: DataFrame | None, replaced: dict[str, list[str]],
+                          upserts_known: bool = True) -> None:
+        """Keeps what this write changes in the record index (keys placed, keys gone, the keys of replaced
+        file groups), computed now while the tagged batch is cached, for the metadata-table commit."""
+        if not (self.cfg.metadata_enabled and RECORD_INDEX in self.cfg.metadata_partitions):
+            return
+        parts = [record_index.changes(tagged, upserts_known)] if tagged is not None else []
+        if replaced:
+            parts.append(self._replaced_keys(replaced))
+        if not parts:
+            return
+        changed = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
+        self._key_changes = changed.persist()
+        self._key_changes.count()
+
+    def _replaced_keys(self, replaced: dict[str, list[str]]) -> DataFrame:
+        """The keys of the file groups a replacecommit replaces, as record-index deletions (a key written
+        again by the same commit is placed anew instead)."""
+        ids = sorted({fid for fids in replaced.values() for fid in fids})
+        rows = (self.spark.read.format("hudi-meta").options(**simple_index.READ_OPTIONS).load(self.path)
+                .filter(F.col("_hoodie_partition_path").isin(sorted(replaced)))
+                .withColumn(FG, simple_index.file_id_of(F.col("_hoodie_file_name")))
+                .filter(F.col(FG).isin(ids)))
+        return record_index.deletions(rows)
+
+    def _record_index_write(self, mdt: MetadataWriter):
+        """What writes this commit's record_index files; builds the record index first when it is wanted
+        and not built (from the records committed so far: this write's own come as its changes)."""
+        if self._key_changes is None or RECORD_INDEX not in mdt.maintained:
+            return None
+        if RECORD_INDEX not in mdt.partitions():
+            record_index.build(self.spark, self.path, mdt, self.cfg.record_index_sizing)
+        return record_index.log_writer(self.spark, self.path, self._key_changes, mdt.compression)
 
     def _held(self) -> dict[tuple[str, str], Instant]:
         """(partition, file id) -> the pending compaction or clustering plan holding that file group."""

@@ -8,7 +8,8 @@ from typing import Callable, Mapping
 from pyhudi.config import OptionError, check
 from pyhudi.config import options as o
 from pyhudi.config.parsers import fields as parse_fields
-from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS
+from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, RECORD_INDEX
+from pyhudi.metadata.record_index import Sizing
 from pyhudi.table import properties as tp
 
 WriteOptionError = OptionError  # the name write-path callers know
@@ -50,11 +51,18 @@ class WriteConfig:
     shuffle_parallelism: int = 0  # tasks writing files; 0: twice Spark's default parallelism
     bucket_count: int = o.BUCKET_COUNT.default  # file groups per partition under the bucket index
     bucket_hash_fields: list[str] = field(default_factory=list)  # record key fields hashed to a bucket
+    record_index_sizing: Sizing = Sizing()
+    update_partition_path: bool = False  # RECORD_INDEX: a record whose partition changed moves there
 
     @property
     def complex_key(self) -> bool:
         """Keys written as `f1:v1,f2:v2` (the complex key generator, or several key fields)."""
         return keygen_kind(self.keygen) == "COMPLEX" or len(self.record_key_fields) > 1
+
+    @property
+    def global_index(self) -> bool:
+        """A key lives in one partition of the table (GLOBAL_SIMPLE, RECORD_INDEX)."""
+        return self.index_type in ("GLOBAL_SIMPLE", "RECORD_INDEX")
 
     @property
     def partition_specs(self) -> list[str]:
@@ -89,6 +97,9 @@ class WriteConfig:
         operation = o.OPERATION.get(merged)
         if o.INDEX_TYPE.get(merged) == "BUCKET":
             o.BUCKET_ENGINE.get(merged)
+        if o.INDEX_TYPE.get(merged) == "RECORD_INDEX" and not o.METADATA_ENABLE.get(merged):
+            raise OptionError(f"{o.INDEX_TYPE.key}=RECORD_INDEX looks keys up in the metadata table, which "
+                              f"{o.METADATA_ENABLE.key}=false turns off; enable it or choose another index type")
         tasks = o.PARALLELISM.get(operation)
         return cls(
             table_name=name, database=o.DATABASE_NAME.get(merged) or o.DATABASE_NAME.default, operation=operation,
@@ -104,6 +115,11 @@ class WriteConfig:
             metadata_compact_after=o.METADATA_COMPACT_AFTER.get(merged),
             shuffle_parallelism=tasks.get(merged) if tasks else 0,
             bucket_count=o.BUCKET_COUNT.get(merged), bucket_hash_fields=_hash_fields(merged, keys),
+            record_index_sizing=Sizing(o.RECORD_INDEX_MIN_FILE_GROUPS.get(merged),
+                                       o.RECORD_INDEX_MAX_FILE_GROUPS.get(merged),
+                                       o.RECORD_INDEX_MAX_FILE_GROUP_SIZE.get(merged),
+                                       o.RECORD_INDEX_GROWTH_FACTOR.get(merged)),
+            update_partition_path=o.RECORD_INDEX_UPDATE_PARTITION_PATH.get(merged),
         )
 
 
@@ -167,14 +183,16 @@ def _timestamp_options(merged, types: list[str]) -> dict[str, str]:
 
 def _metadata_partitions(options) -> tuple[str, ...]:
     """files always; column_stats and bloom_filters as enabled; partition_stats (aggregated from
-    column stats) with column stats unless turned off."""
+    column stats) with column stats unless turned off; record_index when enabled or when it is the
+    index writes tag with."""
     column_stats = o.COLUMN_STATS_ENABLE.get(options)
     partition_stats = o.PARTITION_STATS_ENABLE.get(options)
     if partition_stats and not column_stats:
         raise OptionError(f"{o.PARTITION_STATS_ENABLE.key}=true needs {o.COLUMN_STATS_ENABLE.key}=true: "
                           "partition stats are aggregated from column stats")
     wanted = {FILES: True, COLUMN_STATS: column_stats, BLOOM_FILTERS: o.BLOOM_FILTER_ENABLE.get(options),
-              PARTITION_STATS: column_stats if partition_stats is None else partition_stats}
+              PARTITION_STATS: column_stats if partition_stats is None else partition_stats,
+              RECORD_INDEX: o.RECORD_INDEX_ENABLE.get(options) or o.INDEX_TYPE.get(options) == "RECORD_INDEX"}
     return tuple(p for p, on in wanted.items() if on)
 
 

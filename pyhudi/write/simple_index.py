@@ -28,7 +28,7 @@ READ_OPTIONS = {"hudi-meta.check.listed.files": "false", "hoodie.enable.data.ski
 def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, partitions: list[str]) -> DataFrame:
     """(_hudi_k key, _hudi_p partition, FG file id) of the records the table holds where it matters."""
     snap = spark.read.format("hudi-meta").options(**READ_OPTIONS).load(path)
-    if cfg.index_type != "GLOBAL_SIMPLE" and cfg.partition_fields:
+    if not cfg.global_index and cfg.partition_fields:
         snap = snap.filter(F.col("_hoodie_partition_path").isin(partitions))
     return snap.select(F.col("_hoodie_record_key").alias("_hudi_k"), F.col("_hoodie_partition_path").alias("_hudi_p"),
                        file_id_of(F.col("_hoodie_file_name")).alias(FG))
@@ -41,7 +41,7 @@ def tag(incoming: DataFrame, existing: DataFrame | None, cfg: WriteConfig, recor
         untagged = incoming.withColumn(FG, F.lit(None).cast("string")).withColumn(OP, F.lit(INSERT))
         # deleting from a table with no records deletes nothing
         return untagged.filter(F.lit(False)) if cfg.operation == "delete" else untagged
-    global_index = cfg.index_type == "GLOBAL_SIMPLE"
+    global_index = cfg.global_index
     if records <= BROADCAST_TAGGING_MAX_RECORDS:
         # a small batch's keys go to every task scanning the table's keys: no shuffle of those
         batch = incoming.select(F.col("_hoodie_record_key").alias("_hudi_bk"),
@@ -54,12 +54,27 @@ def tag(incoming: DataFrame, existing: DataFrame | None, cfg: WriteConfig, recor
     if not global_index:
         cond = cond & (F.col("_hoodie_partition_path") == F.col("_hudi_p"))
     tagged = incoming.join(existing, cond, "left")
-    if global_index:  # updates stay in the record's current partition
-        tagged = tagged.withColumn("_hoodie_partition_path",
-                                   F.coalesce(F.col("_hudi_p"), F.col("_hoodie_partition_path")))
     known = F.lit(DELETE) if cfg.operation == "delete" else F.lit(UPDATE)
     op = F.when(F.col(FG).isNull(), F.lit(INSERT)).otherwise(known)
-    tagged = tagged.withColumn(OP, op).drop("_hudi_k", "_hudi_p")
+    tagged = tagged.withColumn(OP, op)
+    if global_index:
+        tagged = _to_current_partition(tagged, cfg)
+    tagged = tagged.drop("_hudi_k", "_hudi_p")
     if cfg.operation == "delete":
         tagged = tagged.filter(F.col(OP) == DELETE)
     return tagged
+
+
+def _to_current_partition(tagged: DataFrame, cfg: WriteConfig) -> DataFrame:
+    """Under a global index an existing key stays in the partition it lives in (_hudi_p); with
+    hoodie.record.index.update.partition.path an upsert whose partition changed instead deletes the
+    record there and inserts it in its new partition."""
+    current = F.col("_hudi_p")
+    if not (cfg.update_partition_path and cfg.operation == "upsert"):
+        return tagged.withColumn("_hoodie_partition_path", F.coalesce(current, F.col("_hoodie_partition_path")))
+    moved = current.isNotNull() & (current != F.col("_hoodie_partition_path"))
+    tagged = tagged.withColumn("_hudi_moved", moved)
+    gone = (tagged.filter("_hudi_moved").withColumn("_hoodie_partition_path", current)
+            .withColumn(OP, F.lit(DELETE)))
+    arrived = tagged.filter("_hudi_moved").withColumn(FG, F.lit(None).cast("string")).withColumn(OP, F.lit(INSERT))
+    return tagged.filter(~F.col("_hudi_moved")).unionByName(gone).unionByName(arrived).drop("_hudi_moved")

@@ -80,7 +80,7 @@ def test_keygen_classes_map_to_hudis_type_names():
 
 
 @pytest.mark.parametrize("key, value, message", [
-    ("hoodie.metadata.record.index.enable", "true", "asks for the record index"),
+    ("hoodie.archive.beyond.savepoint", "true", "asks for archiving past a savepoint"),
     ("hoodie.write.table.version", "6", "asks for another table version than 8"),
     ("hoodie.populate.meta.fields", "false", "asks for tables without meta fields"),
     ("hoodie.index.type", "BLOOM", "=BLOOM is not supported yet"),

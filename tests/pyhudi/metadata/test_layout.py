@@ -22,7 +22,8 @@ def test_listed_and_maintained_partitions():
     assert completed_partitions(props) == ["files", "column_stats", "record_index"]
     assert validate_partitions(["partition_stats", "files", "column_stats"]) == \
         ["files", "column_stats", "partition_stats"]
-    for bad, match in ((["column_stats"], "'files' is required"), (["files", "record_index"], "supported"),
+    assert validate_partitions(["record_index", "files"]) == ["files", "record_index"]
+    for bad, match in ((["column_stats"], "'files' is required"), (["files", "secondary_index_x"], "supported"),
                        (["files", "partition_stats"], "needs column_stats")):
         with pytest.raises(MetadataTableError, match=match):
             validate_partitions(bad)

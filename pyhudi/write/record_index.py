@@ -1,0 +1,168 @@
+"""The record index as writes use it (RFC-08): the key changes of a write, the Spark jobs that write the
+`record_index` files of the metadata table on executors (one task per file group, keys sorted), its
+first build from the table's records, and tagging a batch with the locations it holds."""
+from __future__ import annotations
+
+import json
+import logging
+import posixpath
+
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from pyhudi.metadata import MetadataWriter, contents
+from pyhudi.metadata import record_index as ri
+from pyhudi.metadata.keys import RECORD_INDEX, file_group_id
+from pyhudi.spark.session import java_function
+from pyhudi.storage import Storage
+from pyhudi.table import file_names
+from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
+from pyhudi.write.simple_index import READ_OPTIONS, file_id_of
+
+log = logging.getLogger(__name__)
+
+KEY, PART, LOC, DELETED, INSTANT, GROUP = "_ri_k", "_ri_p", "_ri_fg", "_ri_del", "_ri_t", "_ri_g"
+FUNCTION = "hudi_mdt_key_group"
+STAT_DDL = "stat string"
+
+
+def group_column(spark: SparkSession, key: Column, count: int) -> Column:
+    """The record_index file group of each key (Java's String.hashCode, computed in the JVM)."""
+    return java_function(spark, FUNCTION, "io.hudimeta.spark.KeyGroupFunction", "int")(key, F.lit(count))
+
+
+def changes(tagged: DataFrame, upserts_known: bool = True) -> DataFrame:
+    """(KEY, PART, LOC, DELETED) of a tagged write: inserts place their keys, deletes (and soft deletes)
+    remove them. An update keeps its key where it is - unless the index could not tell updates from
+    inserts (`upserts_known` false: the bucket index), then every written row states its location."""
+    deleted = F.col(OP) == DELETE
+    if "_hoodie_is_deleted" in tagged.columns:
+        deleted = deleted | F.coalesce(F.col("_hoodie_is_deleted").cast("boolean"), F.lit(False))
+    placed = F.col(OP) == INSERT if upserts_known else F.col(OP).isin(INSERT, UPDATE)
+    return tagged.filter(placed | deleted).select(
+        F.col("_hoodie_record_key").alias(KEY), F.col("_hoodie_partition_path").alias(PART),
+        F.col(FG).alias(LOC), deleted.alias(DELETED))
+
+
+def deletions(rows: DataFrame) -> DataFrame:
+    """(KEY, PART, LOC, DELETED) removing the keys of `rows` (records with FG)."""
+    return rows.select(F.col("_hoodie_record_key").alias(KEY), F.col("_hoodie_partition_path").alias(PART),
+                       F.col(FG).alias(LOC), F.lit(True).alias(DELETED))
+
+
+def placed(rows: DataFrame) -> DataFrame:
+    """(KEY, PART, LOC, DELETED) of rows written to new file groups (clustering): every key moves."""
+    return rows.select(F.col("_hoodie_record_key").alias(KEY), F.col("_hoodie_partition_path").alias(PART),
+                       F.col(FG).alias(LOC), F.lit(False).alias(DELETED))
+
+
+def moved_to(spark: SparkSession, table, stats, mdt: MetadataWriter):
+    """The log writer of a service that rewrote records into new base files (clustering): every key of
+    those files now lives there, read back from the files themselves."""
+    paths = [posixpath.join(table.uri, s.path) for s in stats if s.path and not s.is_log]
+    if not paths:
+        return None
+    rows = spark.read.parquet(*paths).withColumn(FG, file_id_of(F.col("_hoodie_file_name")))
+    return log_writer(spark, table.uri, placed(rows), mdt.compression)
+
+
+def log_writer(spark: SparkSession, table_uri: str, changed: DataFrame, compression: str):
+    """What MetadataWriter.commit calls once its deltacommit is inflight: `changed` written as one
+    record_index log file per touched file group, on executors; returns their write stats."""
+    def write(instant: str, count: int) -> list[dict]:
+        mdt_uri = _mdt_uri(table_uri)
+        by_group = changed.withColumn(GROUP, group_column(spark, F.col(KEY), count))
+        out = (by_group.repartition(_tasks(spark, count), GROUP).groupBy(GROUP)
+               .applyInArrow(lambda t: _write_log(t, mdt_uri, instant, compression), STAT_DDL))
+        return [json.loads(r.stat) for r in out.collect()]
+    return write
+
+
+def build(spark: SparkSession, table_uri: str, mdt: MetadataWriter, sizing: ri.Sizing) -> str:
+    """Builds the record_index partition from the records the table holds now (each key at its file
+    group, with the instant of that group's base file); returns the initialisation instant."""
+    snap = spark.read.format("hudi-meta").options(**READ_OPTIONS).load(table_uri)
+    base_instant = F.regexp_extract(F.col("_hoodie_file_name"), r"_(\d+)\.[a-z]+$", 1)
+    rows = snap.select(F.col("_hoodie_record_key").alias(KEY), F.col("_hoodie_partition_path").alias(PART),
+                       file_id_of(F.col("_hoodie_file_name")).alias(LOC),
+                       F.when(base_instant != "", base_instant).otherwise(F.col("_hoodie_commit_time")).alias(INSTANT))
+    rows = rows.persist()
+    try:
+        count = sizing.file_group_count(rows.count())
+        mdt_uri, compression = _mdt_uri(table_uri), mdt.compression
+
+        def write_bases(instant: str, _pdir: str) -> list[dict]:
+            by_group = rows.withColumn(GROUP, group_column(spark, F.col(KEY), count))
+            out = (by_group.repartition(_tasks(spark, count), GROUP).groupBy(GROUP)
+                   .applyInArrow(lambda t: _write_base(t, mdt_uri, instant, compression), STAT_DDL))
+            return [json.loads(r.stat) for r in out.collect()]
+        instant = mdt.add_partition(RECORD_INDEX, count, write_bases)
+    finally:
+        rows.unpersist()
+    log.info("built the record index of %s: %d file groups at %s", table_uri, count, instant)
+    return instant
+
+
+def locate(spark: SparkSession, table_uri: str, options: dict[str, str], keys: DataFrame) -> DataFrame:
+    """(_hudi_k, _hudi_p, FG) of the keys of `keys` (column _hudi_bk) the record index holds, looked up on
+    executors by the connector (each task seeks its file group's HFiles for its sorted keys)."""
+    jvm = spark._jvm
+    jopts = jvm.java.util.HashMap()
+    for k, v in options.items():
+        jopts.put(k, str(v))
+    found = jvm.io.hudimeta.index.RecordIndexLookup.locate(spark._jsparkSession, table_uri, jopts, keys._jdf)
+    return DataFrame(found, spark).withColumnRenamed("_hudi_fg", FG)
+
+
+# ---- on executors ---------------------------------------------------------------------------------
+
+def _write_log(table: pa.Table, mdt_uri: str, instant: str, compression: str) -> pa.Table:
+    if table.num_rows == 0:
+        return pa.table({"stat": pa.array([], pa.string())})
+    index = table.column(GROUP)[0].as_py()
+    cols = [table.column(c).to_pylist() for c in (KEY, PART, LOC, DELETED)]
+    upserts = [(k, p, f) for k, p, f, d in zip(*cols) if not d]
+    deletes = [k for k, _, _, d in zip(*cols) if d]
+    data = ri.log_file(upserts, deletes, instant, compression)
+    fid = file_group_id(RECORD_INDEX, index)
+    name = str(file_names.LogFileName(fid, instant, 1, _token(index)))
+    storage, base = Storage.for_uri(mdt_uri)
+    storage.write(f"{base}/{RECORD_INDEX}/{name}", data)
+    stat = contents.write_stat(
+        fileId=fid, path=f"{RECORD_INDEX}/{name}", prevCommit=instant, numWrites=len(upserts),
+        numDeletes=len(deletes), numUpdateWrites=len(upserts), totalWriteBytes=len(data), partitionPath=RECORD_INDEX,
+        fileSizeInBytes=len(data), logVersion=1, logOffset=0, baseFile="", logFiles=[name])
+    return pa.table({"stat": [json.dumps(stat)]})
+
+
+def _write_base(table: pa.Table, mdt_uri: str, instant: str, compression: str) -> pa.Table:
+    if table.num_rows == 0:
+        return pa.table({"stat": pa.array([], pa.string())})
+    index = table.column(GROUP)[0].as_py()
+    millis = {t: ri.instant_millis(t) for t in table.column(INSTANT).unique().to_pylist()}
+    cols = [table.column(c).to_pylist() for c in (KEY, PART, LOC, INSTANT)]
+    rows = [(k, p, f, millis[t]) for k, p, f, t in zip(*cols)]
+    fid = file_group_id(RECORD_INDEX, index)
+    name = str(file_names.BaseFileName(fid, _token(index), instant, "hfile"))
+    data = ri.base_file(rows, name, compression)
+    storage, base = Storage.for_uri(mdt_uri)
+    storage.write(f"{base}/{RECORD_INDEX}/{name}", data)
+    stat = contents.write_stat(fileId=fid, path=f"{RECORD_INDEX}/{name}", numWrites=len(rows), numInserts=len(rows),
+                               totalWriteBytes=len(data), partitionPath=RECORD_INDEX, fileSizeInBytes=len(data))
+    return pa.table({"stat": [json.dumps(stat)]})
+
+
+def _token(index: int) -> str:
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    return f"{index}-{ctx.stageId()}-{ctx.taskAttemptId()}" if ctx else f"{index}-0-0"
+
+
+def _mdt_uri(table_uri: str) -> str:
+    return f"{table_uri.rstrip('/')}/.hoodie/metadata"
+
+
+def _tasks(spark: SparkSession, count: int) -> int:
+    return max(1, min(count, 2 * spark.sparkContext.defaultParallelism))

@@ -1,0 +1,176 @@
+"""The record index (record_index partition of the metadata table) as pyhudi writes it: built by the first
+write that enables it, kept right by inserts, updates, deletes, partition moves, replaces, compaction,
+clustering and failed writes; read back by the connector's own (Java) metadata-table reader, whose
+decoding was checked against Apache Hudi's files; and its layout on disk."""
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from pyhudi import faults
+from pyhudi.cli import main as cli
+from pyhudi.metadata import record_index as ri
+from pyhudi.write.hudi_table import HudiTable
+
+SCHEMA = "id string, ts long, region string, v int"
+OPTS = {"hoodie.table.name": "ri", "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "region",
+        "hoodie.metadata.record.index.enable": "true", "hoodie.clean.automatic": "false",
+        "hoodie.archive.automatic": "false"}
+
+
+def _rows(spark, ids, ts, region=None):
+    return spark.createDataFrame([(f"k{i:04d}", ts, region or ("eu", "us")[i % 2], i) for i in ids], SCHEMA)
+
+
+def _index(spark, path) -> dict[str, tuple[str, str]]:
+    """key -> (partition, file id), as the connector's metadata-table reader merges record_index."""
+    inspect = spark._jvm.io.hudimeta.metadata.MetadataInspect
+    recs = json.loads(inspect.recordsJson(path, spark._jsc.hadoopConfiguration(), "record_index", ""))
+    out = {}
+    for key, rec in recs.items():
+        info = json.loads(rec["payload"])["recordIndexMetadata"]
+        bits = (info["fileIdHighBits"] % 2**64) << 64 | info["fileIdLowBits"] % 2**64
+        out[key] = (info["partitionName"], f"{uuid.UUID(int=bits)}-{info['fileIndex']}")
+    return out
+
+
+def _where(spark, path) -> dict[str, tuple[str, str]]:
+    """key -> (partition, file id) of every record a snapshot read returns."""
+    rows = spark.read.format("hudi-meta").load(path).select(
+        "_hoodie_record_key", "_hoodie_partition_path", "_hoodie_file_name").collect()
+    where = {}
+    for key, partition, name in rows:
+        assert key not in where, f"{key} read twice"
+        where[key] = (partition, name.split("_")[0])
+    return where
+
+
+def _assert_index_right(spark, path):
+    assert _index(spark, path) == _where(spark, path)
+
+
+def _partitions(path) -> list[str]:
+    text = (Path(path) / ".hoodie" / "hoodie.properties").read_text()
+    line = next(x for x in text.splitlines() if x.startswith("hoodie.table.metadata.partitions="))
+    return line.split("=", 1)[1].split(",")
+
+
+def test_copy_on_write_index_follows_every_write(spark, tmp_path):
+    path = str(tmp_path / "cow")
+    t = HudiTable(spark, path, OPTS)
+    t.bulk_insert(_rows(spark, range(60), 1))
+    assert "record_index" in _partitions(path)
+    _assert_index_right(spark, path)
+    t.upsert(_rows(spark, range(50, 80), 2))  # 10 updates, 20 inserts
+    _assert_index_right(spark, path)
+    t.delete(_rows(spark, range(0, 60, 3), 3))
+    index = _index(spark, path)
+    assert "k0000" not in index and "k0003" not in index and "k0001" in index
+    _assert_index_right(spark, path)
+    t.insert_overwrite(_rows(spark, range(100, 105), 4, region="eu"))  # eu's old keys are gone
+    index = _index(spark, path)
+    assert not any(p == "eu" and k < "k0100" for k, (p, _) in index.items())
+    _assert_index_right(spark, path)
+    t.cluster(options={"hoodie.clustering.plan.strategy.small.file.limit": str(1 << 30)})
+    _assert_index_right(spark, path)
+    t.delete_partition(["us"])
+    assert not any(p == "us" for p, _ in _index(spark, path).values())
+    _assert_index_right(spark, path)
+
+
+def test_merge_on_read_index_follows_logs_and_compaction(spark, tmp_path):
+    path = str(tmp_path / "mor")
+    t = HudiTable(spark, path, {**OPTS, "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+                                "hoodie.compact.inline": "false"})
+    t.insert(_rows(spark, range(40), 1))
+    t.upsert(_rows(spark, range(30, 50), 2))
+    t.delete(_rows(spark, range(0, 10), 3))  # delete blocks in the log files
+    _assert_index_right(spark, path)
+    assert "k0005" not in _index(spark, path)
+    assert t.compact()
+    _assert_index_right(spark, path)
+
+
+def test_built_from_an_existing_table_sized_by_hudis_keys(spark, tmp_path):
+    """A table written without the record index gets one at the first write that enables it: entries of
+    the records committed before, and of that write's own."""
+    path = str(tmp_path / "late")
+    plain = {k: v for k, v in OPTS.items() if k != "hoodie.metadata.record.index.enable"}
+    t = HudiTable(spark, path, plain)
+    t.insert(_rows(spark, range(30), 1))
+    assert "record_index" not in _partitions(path)
+    sizing = {"hoodie.metadata.record.index.min.filegroup.count": "3",
+              "hoodie.metadata.record.index.max.filegroup.count": "3"}
+    t.upsert(_rows(spark, range(25, 35), 2), {**OPTS, **sizing})
+    _assert_index_right(spark, path)
+    groups = sorted(p.name for p in (Path(path) / ".hoodie/metadata/record_index").glob("*.hfile"))
+    assert [g.split("_")[0] for g in groups] == [f"record-index-000{i}-0" for i in range(3)]
+    # its initialisation instant follows the other partitions' (files ...000, column_stats ...001, ...)
+    assert all(g.endswith("_00000000000000003.hfile") for g in groups), groups
+    # a write that leaves it off drops it, as Apache Hudi does: no stale index is left behind
+    t.upsert(_rows(spark, range(35, 40), 3), plain)
+    assert "record_index" not in _partitions(path)
+    assert not (Path(path) / ".hoodie/metadata/record_index").exists()
+
+
+def test_payload_as_hudi_writes_it(spark, tmp_path):
+    """Each entry: the data partition, the file id as two longs and an index (encoding 0), the epoch
+    millis of the instant that placed the key, no position; one key per entry."""
+    path = str(tmp_path / "payload")
+    t = HudiTable(spark, path, OPTS)
+    instant = t.insert(_rows(spark, range(4), 1))
+    inspect = spark._jvm.io.hudimeta.metadata.MetadataInspect
+    recs = json.loads(inspect.recordsJson(path, spark._jsc.hadoopConfiguration(), "record_index", ""))
+    assert sorted(recs) == ["k0000", "k0001", "k0002", "k0003"]
+    info = json.loads(recs["k0001"]["payload"])["recordIndexMetadata"]
+    assert info["partitionName"] == "us" and info["fileIdEncoding"] == 0 and info["fileId"] == ""
+    assert info["instantTime"] == ri.instant_millis(instant) and info["position"] is None
+
+
+class _Died(Exception):
+    pass
+
+
+def _die():
+    raise _Died()
+
+
+def test_failed_write_leaves_no_entry(spark, tmp_path):
+    """A write that dies after its metadata-table commit but before completing is rolled back by the next
+    write: the keys it placed are not in the index."""
+    path = str(tmp_path / "crash")
+    t = HudiTable(spark, path, OPTS)
+    t.insert(_rows(spark, range(10), 1))
+    with faults.at("before_complete", _die), pytest.raises(_Died):
+        t.insert(_rows(spark, range(100, 110), 2))
+    t.upsert(_rows(spark, range(5, 12), 3))
+    index = _index(spark, path)
+    assert "k0100" not in index
+    _assert_index_right(spark, path)
+
+
+def test_sizing_matches_hudis_estimate():
+    """HoodieTableMetadataUtil.estimateFileGroupCount: growth 2x at 48 B an entry, 1 GiB a group."""
+    default = ri.Sizing()
+    assert default.file_group_count(0) == 10 and default.file_group_count(5_000_000) == 10
+    assert default.file_group_count(500_000_000) == 1_000_000_000 // (2**30 // 48)
+    assert ri.Sizing(4, 4).file_group_count(10**9) == 4
+    assert ri.Sizing(1, 10000, 48 * 100, 1.0).file_group_count(550) == 5
+
+
+def test_cli_lists_looks_up_and_drops(spark, tmp_path, capsys):
+    path = str(tmp_path / "cli")
+    t = HudiTable(spark, path, OPTS)
+    t.insert(_rows(spark, range(6), 1))
+    where = _where(spark, path)
+    assert cli(["index", "list", path]) == 0
+    assert "record_index: built, 10 file groups" in capsys.readouterr().out
+    assert cli(["index", "lookup", path, "k0004", "nope"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"k0004: partition eu, file group {where['k0004'][1]}" in out and "nope: not in the table" in out
+    assert cli(["index", "drop", path]) == 0
+    assert "record_index" not in _partitions(path)
+    assert cli(["index", "lookup", path, "k0004"]) == 2
+    assert "has no record index" in " ".join(capsys.readouterr().out.split())  # rich wraps long lines
