@@ -111,7 +111,7 @@ def locate(spark: SparkSession, table_uri: str, options: dict[str, str], keys: D
     jopts = jvm.java.util.HashMap()
     for k, v in options.items():
         jopts.put(k, str(v))
-    found = jvm.io.hudimeta.index.RecordIndexLookup.locate(spark._jsparkSession, table_uri, jopts, keys._jdf)
+    found = jvm.io.hudimeta.index.RecordIndex.locate(spark._jsparkSession, table_uri, jopts, keys._jdf)
     return DataFrame(found, spark).withColumnRenamed("_hudi_fg", FG)
 
 

@@ -6,11 +6,13 @@ import json
 import uuid
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from pyhudi import faults
 from pyhudi.cli import main as cli
 from pyhudi.metadata import record_index as ri
+from pyhudi.write import record_index as write_ri
 from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, v int"
@@ -91,6 +93,10 @@ def test_merge_on_read_index_follows_logs_and_compaction(spark, tmp_path):
     assert "k0005" not in _index(spark, path)
     assert t.compact()
     _assert_index_right(spark, path)
+    # hudi-rs reads the table whose metadata table holds our record index
+    from hudi import HudiTableBuilder
+    rs = pa.Table.from_batches(HudiTableBuilder.from_base_uri(path).build().read())
+    assert sorted(rs.column("id").to_pylist()) == sorted(_where(spark, path))
 
 
 def test_built_from_an_existing_table_sized_by_hudis_keys(spark, tmp_path):
@@ -174,3 +180,29 @@ def test_cli_lists_looks_up_and_drops(spark, tmp_path, capsys):
     assert "record_index" not in _partitions(path)
     assert cli(["index", "lookup", path, "k0004"]) == 2
     assert "has no record index" in " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+
+
+def test_record_index_tags_writes_globally(spark, tmp_path, monkeypatch):
+    """hoodie.index.type=RECORD_INDEX: updates find their keys in whatever partition they live in (the batch
+    names another), deletes too; with hoodie.record.index.update.partition.path a changed partition moves the
+    record there. The plan reads only the partitions the batch and the index name."""
+    path = str(tmp_path / "tag")
+    opts = {**OPTS, "hoodie.index.type": "RECORD_INDEX"}
+    t = HudiTable(spark, path, opts)
+    t.insert(_rows(spark, range(20), 1))  # eu and us
+    lookups = []
+    real = write_ri.locate
+    monkeypatch.setattr(write_ri, "locate", lambda *a: lookups.append(a[1]) or real(*a))  # a spy: the real lookup runs
+    t.upsert(_rows(spark, range(0, 4), 2, region="apac"))  # updates stay where the keys live
+    assert lookups == [path]
+    got = {r["id"]: (r["_hoodie_partition_path"], r["ts"]) for r in spark.read.format("hudi-meta").load(path).collect()}
+    assert len(got) == 20 and got["k0000"] == ("eu", 2) and got["k0001"] == ("us", 2)
+    assert not (Path(path) / "apac").exists()
+    t.upsert(_rows(spark, range(4, 6), 3, region="apac"), {**opts, "hoodie.record.index.update.partition.path": "true"})
+    got = {r["id"]: (r["_hoodie_partition_path"], r["ts"]) for r in spark.read.format("hudi-meta").load(path).collect()}
+    assert len(got) == 20 and got["k0004"] == ("apac", 3) and got["k0005"] == ("apac", 3)
+    _assert_index_right(spark, path)
+    t.delete(_rows(spark, [4, 7], 4, region="nowhere"))  # found by the index wherever they are
+    got = {r["id"] for r in spark.read.format("hudi-meta").load(path).collect()}
+    assert "k0004" not in got and "k0007" not in got and len(got) == 18
+    _assert_index_right(spark, path)

@@ -1,21 +1,9 @@
 package io.hudimeta.metadata;
 
-import io.hudimeta.avro.AvroSchemas;
-import io.hudimeta.hfile.Cell;
-import io.hudimeta.hfile.CorruptHFileException;
-import io.hudimeta.hfile.HFileReader;
-import io.hudimeta.log.DeleteRecord;
-import io.hudimeta.log.HeaderKey;
-import io.hudimeta.log.LogBlock;
-import io.hudimeta.log.LogBlockType;
-import io.hudimeta.log.LogFileReader;
-import io.hudimeta.table.CorruptTableException;
 import io.hudimeta.table.FileEntry;
 import io.hudimeta.table.FileSlice;
 import io.hudimeta.table.FileSystemView;
-import io.hudimeta.table.HudiTableException;
 import io.hudimeta.table.Instant;
-import io.hudimeta.table.LogFile;
 import io.hudimeta.table.TableConfig;
 import io.hudimeta.table.TableNotFoundException;
 import io.hudimeta.table.Timeline;
@@ -24,7 +12,6 @@ import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -40,10 +27,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.DecoderFactory;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -74,8 +59,10 @@ import org.slf4j.LoggerFactory;
  * replace the earlier blocks of the instants they list. Rollback command blocks drop the earlier blocks of
  * their target instant.
  *
- * <p>Instances keep the opened HFiles and decoded log blocks of the partitions read so far; close
- * them with {@link #close()}. Methods are synchronized: one instance may be shared, calls serialize.
+ * <p>A slice is opened ({@link SliceReader}) the first time a read needs it: a keyed lookup of
+ * {@code record_index} opens only the file groups its keys hash to. Instances keep the opened HFiles and
+ * decoded log blocks; close them with {@link #close()}. Methods are synchronized: one instance may be
+ * shared, calls serialize. {@link #partitionSlices} hands the same slices and block rule to readers elsewhere.
  */
 public final class MetadataTable implements Closeable {
 
@@ -159,7 +146,7 @@ public final class MetadataTable implements Closeable {
         return Optional.empty();
       }
       table = new MetadataTable(fs, dataBasePath, mdtPath, dataConfig, dataTimeline, mdtConfig, mdtTimeline);
-      table.partition(FILES); // fail here, not in the middle of planning, when it is unreadable
+      table.openAll(FILES); // fail here, not in the middle of planning, when it is unreadable
       return Optional.of(table);
     } catch (TableNotFoundException e) {
       LOG.warn(
@@ -274,11 +261,7 @@ public final class MetadataTable implements Closeable {
 
   /** The latest merged file slice of each file group of an MDT partition, by file id. */
   public synchronized List<FileSlice> latestSlices(String mdtPartition) {
-    List<FileSlice> out = new ArrayList<>();
-    for (SliceReader s : partition(mdtPartition).slices) {
-      out.add(s.slice);
-    }
-    return out;
+    return partition(mdtPartition).slices;
   }
 
   // ---- record access ----
@@ -290,11 +273,10 @@ public final class MetadataTable implements Closeable {
     if (keys.isEmpty()) {
       return out;
     }
-    Map<SliceReader, List<String>> routed = p.route(keys);
-    routed.forEach((slice, sliceKeys) -> {
+    p.route(keys).forEach((position, sliceKeys) -> {
       Map<String, MetadataRecord> merged = new HashMap<>();
-      slice.collectKeys(new TreeSet<>(sliceKeys), merged);
-      keepPresent(merged, out);
+      opened(p, position).collectKeys(new TreeSet<>(sliceKeys), merged);
+      SliceReader.keepPresent(merged, out);
     });
     return out;
   }
@@ -312,10 +294,10 @@ public final class MetadataTable implements Closeable {
       return out;
     }
     List<String> sorted = new ArrayList<>(new TreeSet<>(prefixes));
-    for (SliceReader slice : p.slices) {
+    for (int position = 0; position < p.slices.size(); position++) {
       Map<String, MetadataRecord> merged = new HashMap<>();
-      slice.collectPrefixes(sorted, merged);
-      keepPresent(merged, out);
+      opened(p, position).collectPrefixes(sorted, merged);
+      SliceReader.keepPresent(merged, out);
     }
     return out;
   }
@@ -323,14 +305,6 @@ public final class MetadataTable implements Closeable {
   /** Every merged, present record of an MDT partition, by key (sorted). */
   public Map<String, MetadataRecord> scanAll(String mdtPartition) {
     return scanPrefixes(mdtPartition, List.of(""));
-  }
-
-  private static void keepPresent(Map<String, MetadataRecord> merged, Map<String, MetadataRecord> out) {
-    merged.forEach((key, record) -> {
-      if (!record.isDeleted()) {
-        out.put(key, record);
-      }
-    });
   }
 
   // ---- column and partition statistics ----
@@ -387,6 +361,14 @@ public final class MetadataTable implements Closeable {
 
   // ---- loading ----
 
+  /** Opens every slice of an MDT partition now. */
+  private synchronized void openAll(String mdtPartition) {
+    PartitionReader p = partition(mdtPartition);
+    for (int position = 0; position < p.slices.size(); position++) {
+      opened(p, position);
+    }
+  }
+
   private PartitionReader partition(String mdtPartition) {
     if (closed) {
       throw new IllegalStateException("metadata table " + path + " is closed");
@@ -414,131 +396,53 @@ public final class MetadataTable implements Closeable {
       throw new UncheckedIOException("cannot list metadata table partition " + dir + ": " + e.getMessage(), e);
     }
     FileSystemView view = new FileSystemView(timeline, config, Map.of(mdtPartition, entries));
-    List<SliceReader> slices = new ArrayList<>();
-    try {
-      for (FileSlice slice : view.latestFileSlices(mdtPartition, null)) {
-        slices.add(openSlice(dir, slice));
-      }
-    } catch (IOException | RuntimeException e) {
-      slices.forEach(SliceReader::close);
-      String message = "cannot read metadata table partition " + dir + ": " + e.getMessage();
-      if (e instanceof IOException io) {
-        throw new UncheckedIOException(message, io);
-      }
-      // a corrupt HFile names the file; the message adds which MDT partition could not be read
-      throw e instanceof CorruptHFileException ? new CorruptTableException(message, e) : (RuntimeException) e;
-    }
+    List<FileSlice> slices = view.latestFileSlices(mdtPartition, null);
     LOG.debug("Metadata table partition {}: {} file slices", mdtPartition, slices.size());
-    return new PartitionReader(mdtPartition, slices);
+    return new PartitionReader(mdtPartition, dir, slices);
   }
 
-  private SliceReader openSlice(Path dir, FileSlice slice) throws IOException {
-    HFileReader base = null;
-    GenericDatumReader<GenericRecord> baseDecoder = null;
-    List<Block> blocks;
-    try {
-      if (slice.baseFile() != null) {
-        Path basePath = new Path(dir, slice.baseFile().name());
-        base = HFileReader.open(fs, basePath);
-        baseDecoder = decoder(fileInfoSchema(base), basePath.toString());
+  /** The opened slice at {@code position} of a partition, opened on first use (a lookup opens only its slices). */
+  private SliceReader opened(PartitionReader p, int position) {
+    SliceReader s = p.opened[position];
+    if (s == null) {
+      s = SliceReader.openChecked(fs, p.dir, p.slices.get(position), this::isValidBlock, decoders);
+      p.opened[position] = s;
+    }
+    return s;
+  }
+
+  /**
+   * The latest slices of an MDT partition and this table's block rule, for readers elsewhere (executors):
+   * they read exactly what {@link #lookup} reads here. Nothing is opened.
+   */
+  public synchronized PartitionSlices partitionSlices(String mdtPartition) {
+    PartitionReader p = partition(mdtPartition);
+    List<FileSlice> slices = new ArrayList<>();
+    if (p.byIndex != null) {
+      for (int position : p.byIndex) {
+        slices.add(p.slices.get(position));
       }
-      blocks = readBlocks(dir, slice);
-    } catch (IOException | RuntimeException e) {
-      if (base != null) {
-        base.close();
-      }
-      throw e;
+    } else {
+      slices.addAll(p.slices);
     }
-    return new SliceReader(slice, base, baseDecoder, blocks);
+    return new PartitionSlices(p.dir, slices, p.byIndex != null && !slices.isEmpty(), validity());
   }
 
-  /** The usable blocks of a slice's log files, oldest first, rollbacks and log compactions applied. */
-  private List<Block> readBlocks(Path dir, FileSlice slice) throws IOException {
-    List<Block> kept = new ArrayList<>();
-    for (LogFile log : slice.logFiles()) {
-      for (LogBlock block : LogFileReader.read(fs, new Path(dir, log.name()))) {
-        String instant = block.instantTime();
-        switch (block.type()) {
-          case COMMAND -> {
-            if (block.isRollback()) {
-              String target = block.rollbackTargetInstant();
-              kept.removeIf(b -> target.equals(b.instant));
-            } else {
-              LOG.warn("Ignoring unknown command block {}", block);
-            }
-          }
-          case HFILE_DATA, DELETE -> {
-            String compacted = block.header(HeaderKey.COMPACTED_BLOCK_TIMES);
-            boolean usable = isValidBlock(instant, compacted != null);
-            if (!usable) {
-              LOG.debug("Skipping {}: instant {} is not valid for readers", block, instant);
-              continue;
-            }
-            if (compacted != null) {
-              Set<String> replaced = new HashSet<>(Arrays.asList(compacted.split(",")));
-              kept.removeIf(b -> replaced.contains(b.instant));
-            }
-            kept.add(block.type() == LogBlockType.DELETE ? deleteBlock(block) : dataBlock(block));
-          }
-          case CORRUPT -> LOG.warn("Skipping corrupt block {}", block);
-          default -> throw new HudiTableException(
-            "unexpected " +
-              block.type() +
-              " block in metadata table log " +
-              block.source() +
-              " (metadata tables hold only HFile data, delete and command blocks)"
-          );
-        }
-      }
+  /** {@link #isValidBlock} fixed now, for every instant either timeline knows or a rollback names. */
+  private InstantValidity validity() {
+    Set<String> instants = new HashSet<>(timeline.rolledBackInstants());
+    timeline.all().forEach(i -> instants.add(i.requestedTime()));
+    dataTimeline.all().forEach(i -> instants.add(i.requestedTime()));
+    Map<String, Byte> known = new HashMap<>();
+    for (String t : instants) {
+      int bits =
+        (isValidBlock(t, false) ? InstantValidity.PLAIN : 0) |
+        (isValidBlock(t, true) ? InstantValidity.LOG_COMPACTED : 0);
+      known.put(t, (byte) bits);
     }
-    return kept;
-  }
-
-  private Block dataBlock(LogBlock block) throws IOException {
-    HFileReader hfile = HFileReader.fromBytes(block.hfileContent(), block.toString());
-    String schema = block.header(HeaderKey.SCHEMA);
-    if (schema == null) {
-      schema = fileInfoSchema(hfile);
-    }
-    return new Block(block.instantTime(), hfile, decoder(schema, block.toString()), null, block.toString());
-  }
-
-  private static Block deleteBlock(LogBlock block) {
-    Set<String> keys = new HashSet<>();
-    for (DeleteRecord d : block.deleteRecords()) {
-      if (d.recordKey() != null) {
-        keys.add(d.recordKey());
-      }
-    }
-    return new Block(block.instantTime(), null, null, keys, block.toString());
-  }
-
-  private static String fileInfoSchema(HFileReader reader) {
-    byte[] schema = reader.fileInfo().get("schema");
-    if (schema == null) {
-      throw new HudiTableException(reader + " has no 'schema' in its file info");
-    }
-    return new String(schema, StandardCharsets.UTF_8);
-  }
-
-  private GenericDatumReader<GenericRecord> decoder(String schemaJson, String where) {
-    if (schemaJson == null) {
-      throw new HudiTableException(where + " carries no writer schema");
-    }
-    return decoders.computeIfAbsent(schemaJson, json -> {
-      Schema schema = AvroSchemas.parse(json);
-      return new GenericDatumReader<>(schema);
-    });
-  }
-
-  static MetadataRecord decode(Cell cell, GenericDatumReader<GenericRecord> decoder, String where) {
-    String key = cell.rowString();
-    try {
-      GenericRecord record = decoder.read(null, DecoderFactory.get().binaryDecoder(cell.value(), null));
-      return MetadataRecord.decode(key, record);
-    } catch (IOException | RuntimeException e) {
-      throw new HudiTableException("cannot decode metadata record '" + key + "' in " + where + ": " + e, e);
-    }
+    List<Instant> commits = timeline.completedCommits();
+    String firstCommit = commits.isEmpty() ? null : commits.get(0).requestedTime();
+    return new InstantValidity(known, firstCommit, firstDataInstant);
   }
 
   @Override
@@ -547,7 +451,7 @@ public final class MetadataTable implements Closeable {
       return;
     }
     closed = true;
-    partitions.values().forEach(p -> p.slices.forEach(SliceReader::close));
+    partitions.values().forEach(PartitionReader::close);
     partitions.clear();
   }
 
@@ -561,149 +465,59 @@ public final class MetadataTable implements Closeable {
   private static final class PartitionReader {
 
     final String name;
-    final List<SliceReader> slices;
-    /** slices by file-group index when keys can be routed by hash (record_index), else null. */
-    final SliceReader[] byIndex;
+    final Path dir;
+    final List<FileSlice> slices;
+    /** Slices opened so far, by position in {@link #slices}. */
+    final SliceReader[] opened;
+    /** Positions in {@link #slices} by file-group index when keys route by hash (record_index), else null. */
+    final int[] byIndex;
 
-    PartitionReader(String name, List<SliceReader> slices) {
+    PartitionReader(String name, Path dir, List<FileSlice> slices) {
       this.name = name;
+      this.dir = dir;
       this.slices = Collections.unmodifiableList(slices);
-      this.byIndex = name.equals(RECORD_INDEX) ? indexSlices(slices) : null;
+      this.opened = new SliceReader[slices.size()];
+      this.byIndex = name.equals(RECORD_INDEX) ? indexPositions(slices) : null;
     }
 
-    private static SliceReader[] indexSlices(List<SliceReader> slices) {
-      SliceReader[] out = new SliceReader[slices.size()];
-      for (SliceReader s : slices) {
-        Matcher m = INDEXED_FILE_ID.matcher(s.slice.fileId());
+    private static int[] indexPositions(List<FileSlice> slices) {
+      int[] out = new int[slices.size()];
+      Arrays.fill(out, -1);
+      for (int position = 0; position < slices.size(); position++) {
+        Matcher m = INDEXED_FILE_ID.matcher(slices.get(position).fileId());
         if (!m.matches()) {
           return null;
         }
         int index = Integer.parseInt(m.group(2));
-        if (index >= out.length || out[index] != null) {
+        if (index >= out.length || out[index] >= 0) {
           return null;
         }
-        out[index] = s;
+        out[index] = position;
       }
       return out;
     }
 
-    Map<SliceReader, List<String>> route(Collection<String> keys) {
-      Map<SliceReader, List<String>> out = new HashMap<>();
+    /** Keys by the position of the slice that may hold them: one by hash when routable, else all. */
+    Map<Integer, List<String>> route(Collection<String> keys) {
+      Map<Integer, List<String>> out = new TreeMap<>();
       for (String key : keys) {
         if (byIndex != null && byIndex.length > 0) {
           out
             .computeIfAbsent(byIndex[MetadataKeys.fileGroupIndex(key, byIndex.length)], k -> new ArrayList<>())
             .add(key);
         } else {
-          for (SliceReader s : slices) {
-            out.computeIfAbsent(s, k -> new ArrayList<>()).add(key);
+          for (int position = 0; position < slices.size(); position++) {
+            out.computeIfAbsent(position, k -> new ArrayList<>()).add(key);
           }
         }
       }
       return out;
     }
-  }
-
-  /** One usable log block: an HFile data block (hfile + decoder) or a delete block (deletes). */
-  private record Block(
-    String instant,
-    HFileReader hfile,
-    GenericDatumReader<GenericRecord> decoder,
-    Set<String> deletes,
-    String source
-  ) {}
-
-  private static final class SliceReader {
-
-    final FileSlice slice;
-    final HFileReader base;
-    final GenericDatumReader<GenericRecord> baseDecoder;
-    final List<Block> blocks;
-
-    SliceReader(FileSlice slice, HFileReader base, GenericDatumReader<GenericRecord> baseDecoder, List<Block> blocks) {
-      this.slice = slice;
-      this.base = base;
-      this.baseDecoder = baseDecoder;
-      this.blocks = blocks;
-    }
-
-    void collectKeys(Set<String> keys, Map<String, MetadataRecord> merged) {
-      try {
-        if (base != null) {
-          for (Map.Entry<String, Cell> e : base.getAll(keys).entrySet()) {
-            apply(merged, decode(e.getValue(), baseDecoder, base.toString()));
-          }
-        }
-        for (Block b : blocks) {
-          if (b.deletes != null) {
-            for (String key : keys) {
-              if (b.deletes.contains(key)) {
-                merged.put(key, MetadataRecord.deletion(key));
-              }
-            }
-          } else {
-            for (Map.Entry<String, Cell> e : b.hfile.getAll(keys).entrySet()) {
-              apply(merged, decode(e.getValue(), b.decoder, b.source));
-            }
-          }
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(failure(e), e);
-      } catch (CorruptHFileException e) {
-        throw new CorruptTableException(failure(e), e);
-      }
-    }
-
-    void collectPrefixes(List<String> prefixes, Map<String, MetadataRecord> merged) {
-      try {
-        if (base != null) {
-          for (Cell c : base.scanPrefixes(prefixes)) {
-            apply(merged, decode(c, baseDecoder, base.toString()));
-          }
-        }
-        for (Block b : blocks) {
-          if (b.deletes != null) {
-            for (String key : b.deletes) {
-              if (startsWithAny(key, prefixes)) {
-                merged.put(key, MetadataRecord.deletion(key));
-              }
-            }
-          } else {
-            for (Cell c : b.hfile.scanPrefixes(prefixes)) {
-              apply(merged, decode(c, b.decoder, b.source));
-            }
-          }
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(failure(e), e);
-      } catch (CorruptHFileException e) {
-        throw new CorruptTableException(failure(e), e);
-      }
-    }
-
-    private String failure(Exception e) {
-      return "cannot read metadata file slice " + slice.fileId() + ": " + e.getMessage();
-    }
-
-    private static boolean startsWithAny(String key, List<String> prefixes) {
-      for (String p : prefixes) {
-        if (key.startsWith(p)) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    private static void apply(Map<String, MetadataRecord> merged, MetadataRecord record) {
-      merged.merge(record.key(), record, MetadataRecord::combine);
-    }
 
     void close() {
-      if (base != null) {
-        try {
-          base.close();
-        } catch (IOException e) {
-          LOG.debug("Closing {} failed", base, e);
+      for (SliceReader s : opened) {
+        if (s != null) {
+          s.close();
         }
       }
     }

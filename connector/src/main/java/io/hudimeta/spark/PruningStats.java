@@ -5,10 +5,11 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**
  * What each pruning step of one scan plan left: partitions listed, after path-based partition
- * pruning and after partition_stats; file slices and files before and after column_stats. Shown in
- * the scan's description and reported as driver-side SQL metrics.
+ * pruning and after partition_stats; file slices and files before and after column_stats, then after
+ * record_index. Shown in the scan's description and reported as driver-side SQL metrics.
  *
- * @param skipping how data skipping applied ("column_stats+partition_stats", "column_stats", "off(...)")
+ * @param skipping    how data skipping applied ("column_stats+partition_stats", "column_stats", "off(...)")
+ * @param recordIndex how record-index pruning applied ({@link RecordIndexPruning#describe()})
  */
 record PruningStats(
   String skipping,
@@ -18,9 +19,26 @@ record PruningStats(
   long slicesBefore,
   long slicesAfter,
   long filesBefore,
-  long filesAfter
+  long filesAfter,
+  String recordIndex,
+  long recordIndexKeys,
+  long slicesAfterRecordIndex,
+  long filesAfterRecordIndex
 ) {
-  static final PruningStats NOT_PLANNED = new PruningStats("not planned", 0, 0, 0, 0, 0, 0, 0);
+  static final PruningStats NOT_PLANNED = new PruningStats(
+    "not planned",
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    "record_index: not planned",
+    0,
+    0,
+    0
+  );
 
   private static final String[][] METRICS = {
     { "partitionsListed", "partitions listed" },
@@ -30,6 +48,9 @@ record PruningStats(
     { "fileSlicesAfterSkipping", "file slices after column_stats" },
     { "filesBeforeSkipping", "files before column_stats" },
     { "filesAfterSkipping", "files after column_stats" },
+    { "recordIndexKeys", "record keys looked up in record_index" },
+    { "fileSlicesAfterRecordIndex", "file slices after record_index" },
+    { "filesAfterRecordIndex", "files after record_index" },
   };
 
   /** The metrics a scan declares, in the order of {@link #driverMetrics()}. */
@@ -50,6 +71,9 @@ record PruningStats(
       slicesAfter,
       filesBefore,
       filesAfter,
+      recordIndexKeys,
+      slicesAfterRecordIndex,
+      filesAfterRecordIndex,
     };
     CustomTaskMetric[] out = new CustomTaskMetric[METRICS.length];
     for (int i = 0; i < METRICS.length; i++) {
@@ -58,7 +82,10 @@ record PruningStats(
     return out;
   }
 
-  /** e.g. "dataSkipping=column_stats partitions 3 -> path 3 -> partition_stats 3, fileSlices 5 -> column_stats 2, files 7 -> column_stats 3". */
+  /**
+   * e.g. "dataSkipping=column_stats partitions 3 -> path 3 -> partition_stats 3, fileSlices 5 -> column_stats 2,
+   * files 7 -> column_stats 3, record_index: 1 key -> 1 file group, 1 of 2 file slices pruned".
+   */
   String describe() {
     return (
       "dataSkipping=" +
@@ -76,7 +103,9 @@ record PruningStats(
       ", files " +
       filesBefore +
       " -> column_stats " +
-      filesAfter
+      filesAfter +
+      ", " +
+      recordIndex
     );
   }
 

@@ -37,6 +37,12 @@ final class ReadOptions implements Serializable {
   static final String COMPACTION_INSTANT = "hudi-meta.compaction.instant";
   /** hudi-meta's own: read exactly the input file slices of the pending clustering plan of this instant. */
   static final String CLUSTERING_INSTANT = "hudi-meta.clustering.instant";
+  /**
+   * hudi-meta's own (Apache Hudi's Spark reader has no such cap): record-index pruning looks up at most this many
+   * keys on the driver; a query pinning more record keys is planned without it.
+   */
+  static final String RECORD_INDEX_MAX_KEYS = "hudi-meta.record.index.max.lookup.keys";
+  static final int DEFAULT_RECORD_INDEX_MAX_KEYS = 1000;
   /** How the synced view keeps a table's files (io.hudimeta.view.ViewStorageConfig). */
   private static final Set<String> VIEW_KEYS = Set.of(
     "hoodie.filesystem.view.type",
@@ -58,6 +64,7 @@ final class ReadOptions implements Serializable {
   final boolean checkListedFiles;
   final String compactionInstant;
   final String clusteringInstant;
+  final int recordIndexMaxKeys;
   final Map<String, String> viewOptions = new HashMap<>();
 
   private ReadOptions(Map<String, String> o) {
@@ -75,6 +82,7 @@ final class ReadOptions implements Serializable {
     clusteringInstant = o.containsKey(CLUSTERING_INSTANT)
       ? Instants.normalize(o.get(CLUSTERING_INSTANT), CLUSTERING_INSTANT)
       : null;
+    recordIndexMaxKeys = count(o, RECORD_INDEX_MAX_KEYS, DEFAULT_RECORD_INDEX_MAX_KEYS);
     boolean readsPlan = compactionInstant != null || clusteringInstant != null;
     if (readsPlan && (queryType != QueryType.SNAPSHOT || asOfInstant != null)) {
       throw new IllegalArgumentException(
@@ -157,6 +165,22 @@ final class ReadOptions implements Serializable {
         " is not valid; valid values: " +
         Arrays.toString(new String[] { "snapshot", "read_optimized", "incremental" })
     );
+  }
+
+  private static int count(Map<String, String> o, String key, int dflt) {
+    String v = o.get(key);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    throw new IllegalArgumentException("hudi-meta: " + key + "=" + v + " is not valid; expected a count >= 0");
   }
 
   private static boolean bool(Map<String, String> o, String key, boolean dflt) {

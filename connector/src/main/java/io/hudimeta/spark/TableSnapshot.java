@@ -276,7 +276,9 @@ final class TableSnapshot {
         }
       }
     }
-    List<SliceSplit> splits = skipping.pruneSlices(candidates);
+    List<SliceSplit> afterStats = skipping.pruneSlices(candidates);
+    RecordIndexPruning recordIndex = RecordIndexPruning.of(options, mdt, config, schema, filters, latest);
+    List<SliceSplit> splits = recordIndex.prune(afterStats);
     int fileCount = fileCount(splits);
     planStats =
       "listing=" +
@@ -295,8 +297,12 @@ final class TableSnapshot {
       byPath.size(),
       partitions.size(),
       candidates.size(),
-      splits.size(),
+      afterStats.size(),
       fileCount(candidates),
+      fileCount(afterStats),
+      recordIndex.describe(),
+      recordIndex.keyCount(),
+      splits.size(),
       fileCount
     );
     return splits;

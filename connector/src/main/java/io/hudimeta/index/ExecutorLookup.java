@@ -1,0 +1,181 @@
+package io.hudimeta.index;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.explode;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.sequence;
+import static org.apache.spark.sql.functions.udf;
+
+import io.hudimeta.metadata.MetadataRecord;
+import io.hudimeta.metadata.PartitionSlices;
+import io.hudimeta.spark.KeyGroupFunction;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.SerializableConfiguration;
+import org.apache.spark.util.TaskCompletionListener;
+
+/**
+ * {@link RecordIndex#locate(SparkSession, String, java.util.Map, Dataset)} on executors: keys are
+ * shuffled by the record_index file group they hash to ({@link KeyGroupFunction}, as the writer spreads
+ * index entries) and sorted within each task; a task opens the slice of each file group it holds once
+ * and seeks its keys in sorted batches. Keys of a record_index whose file groups cannot be routed by
+ * hash go to every file group.
+ */
+final class ExecutorLookup {
+
+  private static final String KEYS = RecordIndex.KEYS_COLUMN;
+  private static final String GROUP = "_hudi_rig";
+  /** Keys per HFile pass: bounds a task's memory, not its work. */
+  static final int BATCH = 4096;
+  static final StructType SCHEMA = new StructType()
+    .add(RecordIndex.KEY_COLUMN, DataTypes.StringType, false)
+    .add(RecordIndex.PARTITION_COLUMN, DataTypes.StringType, false)
+    .add(RecordIndex.FILE_ID_COLUMN, DataTypes.StringType, false);
+
+  private ExecutorLookup() {}
+
+  /** What every task needs, broadcast once: where the slices are and how to reach storage. */
+  private record Job(SerializableConfiguration conf, PartitionSlices slices) implements Serializable {}
+
+  static Dataset<Row> run(SparkSession spark, Configuration conf, PartitionSlices slices, Dataset<Row> keys) {
+    int groups = slices.fileGroupCount();
+    if (groups == 0) {
+      return spark.createDataFrame(Collections.<Row>emptyList(), SCHEMA);
+    }
+    Column group = slices.routesByHash()
+      ? udf(new KeyGroupFunction(), DataTypes.IntegerType).apply(col(KEYS), lit(groups))
+      : explode(sequence(lit(0), lit(groups - 1)));
+    Broadcast<Job> job = JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(
+      new Job(new SerializableConfiguration(conf), slices)
+    );
+    return keys
+      .select(col(KEYS).cast(DataTypes.StringType).as(KEYS))
+      .where(col(KEYS).isNotNull())
+      .withColumn(GROUP, group)
+      .repartition(groups, col(GROUP))
+      .sortWithinPartitions(GROUP, KEYS)
+      .mapPartitions(new LookupTask(job), Encoders.row(SCHEMA));
+  }
+
+  /** One task: its rows sorted by (file group, key). */
+  private static final class LookupTask implements MapPartitionsFunction<Row, Row> {
+
+    private static final long serialVersionUID = 1L;
+    private final Broadcast<Job> job;
+
+    LookupTask(Broadcast<Job> job) {
+      this.job = job;
+    }
+
+    @Override
+    public Iterator<Row> call(Iterator<Row> input) {
+      Job j = job.value();
+      FileSystem fs;
+      try {
+        fs = j.slices().dir().getFileSystem(j.conf().value());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot reach the metadata table at " + j.slices().dir(), e);
+      }
+      Found found = new Found(fs, j.slices(), input);
+      TaskContext task = TaskContext.get();
+      if (task != null) {
+        task.addTaskCompletionListener((TaskCompletionListener) ctx -> found.closeReader());
+      }
+      return found;
+    }
+  }
+
+  /** Rows of the keys found, produced batch by batch as Spark pulls them. */
+  private static final class Found implements Iterator<Row> {
+
+    private final FileSystem fs;
+    private final PartitionSlices slices;
+    private final Iterator<Row> input;
+    private Row next; // the first input row not yet batched
+    private int openGroup = -1;
+    private String lastKey; // of the open group: duplicates are adjacent in sorted input, across batches too
+    private PartitionSlices.Reader reader;
+    private Iterator<Row> ready = Collections.emptyIterator();
+
+    Found(FileSystem fs, PartitionSlices slices, Iterator<Row> input) {
+      this.fs = fs;
+      this.slices = slices;
+      this.input = input;
+      this.next = input.hasNext() ? input.next() : null;
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (!ready.hasNext() && next != null) {
+        ready = lookupBatch();
+      }
+      if (!ready.hasNext()) {
+        closeReader();
+      }
+      return ready.hasNext();
+    }
+
+    @Override
+    public Row next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      return ready.next();
+    }
+
+    /** Up to {@link #BATCH} distinct keys of the current file group, looked up in one pass. */
+    private Iterator<Row> lookupBatch() {
+      int group = next.getInt(1);
+      if (group != openGroup) {
+        closeReader();
+        reader = slices.open(fs, group);
+        openGroup = group;
+      }
+      List<String> batch = new ArrayList<>();
+      while (next != null && next.getInt(1) == group && batch.size() < BATCH) {
+        String key = next.getString(0);
+        if (!key.equals(lastKey)) {
+          batch.add(key);
+          lastKey = key;
+        }
+        next = input.hasNext() ? input.next() : null;
+      }
+      List<Row> out = new ArrayList<>();
+      for (Map.Entry<String, MetadataRecord> e : reader.lookup(batch).entrySet()) {
+        RecordLocation loc = RecordLocation.decode(e.getValue());
+        out.add(RowFactory.create(e.getKey(), loc.partitionPath(), loc.fileId()));
+      }
+      return out.iterator();
+    }
+
+    void closeReader() {
+      if (reader != null) {
+        reader.close();
+        reader = null;
+        openGroup = -1;
+        lastKey = null;
+      }
+    }
+  }
+}

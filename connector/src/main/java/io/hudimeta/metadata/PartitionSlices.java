@@ -1,0 +1,86 @@
+package io.hudimeta.metadata;
+
+import io.hudimeta.table.FileSlice;
+import java.io.Closeable;
+import java.io.Serializable;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * The latest file slices of one metadata-table partition and the rule for their log blocks, as the
+ * driver resolved them ({@link MetadataTable#partitionSlices}): small and serializable, so a task
+ * can open just the file group its keys hash to and read it exactly as the driver would.
+ */
+public final class PartitionSlices implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  private final String dir;
+  private final List<FileSlice> slices;
+  private final boolean routesByHash;
+  private final InstantValidity validity;
+
+  PartitionSlices(Path dir, List<FileSlice> slices, boolean routesByHash, InstantValidity validity) {
+    this.dir = dir.toString();
+    this.slices = List.copyOf(slices);
+    this.routesByHash = routesByHash;
+    this.validity = validity;
+  }
+
+  /** The MDT partition directory. */
+  public Path dir() {
+    return new Path(dir);
+  }
+
+  /** Slices in file-group-index order when {@link #routesByHash()}, else by file id. */
+  public List<FileSlice> slices() {
+    return slices;
+  }
+
+  public int fileGroupCount() {
+    return slices.size();
+  }
+
+  /**
+   * Whether each key lives in the slice at position {@link MetadataKeys#fileGroupIndex}(key, count)
+   * (record_index with file ids {@code <prefix><4-digit index>-<n>}); otherwise a key may be in any slice.
+   */
+  public boolean routesByHash() {
+    return routesByHash;
+  }
+
+  /** Opens the slice at {@code position} (its base HFile and usable log blocks); decoders are its own. */
+  public Reader open(FileSystem fs, int position) {
+    return new Reader(SliceReader.openChecked(fs, dir(), slices.get(position), validity, new HashMap<>()));
+  }
+
+  /** One opened slice; not thread-safe. */
+  public static final class Reader implements Closeable {
+
+    private final SliceReader slice;
+
+    private Reader(SliceReader slice) {
+      this.slice = slice;
+    }
+
+    /** Merged, present records of exactly these keys found in this slice, by key (sorted). */
+    public Map<String, MetadataRecord> lookup(Collection<String> keys) {
+      Map<String, MetadataRecord> merged = new HashMap<>();
+      slice.collectKeys(new TreeSet<>(keys), merged);
+      Map<String, MetadataRecord> out = new TreeMap<>();
+      SliceReader.keepPresent(merged, out);
+      return out;
+    }
+
+    @Override
+    public void close() {
+      slice.close();
+    }
+  }
+}

@@ -1,0 +1,322 @@
+package io.hudimeta.metadata;
+
+import io.hudimeta.avro.AvroSchemas;
+import io.hudimeta.hfile.Cell;
+import io.hudimeta.hfile.CorruptHFileException;
+import io.hudimeta.hfile.HFileReader;
+import io.hudimeta.log.DeleteRecord;
+import io.hudimeta.log.HeaderKey;
+import io.hudimeta.log.LogBlock;
+import io.hudimeta.log.LogBlockType;
+import io.hudimeta.log.LogFileReader;
+import io.hudimeta.table.CorruptTableException;
+import io.hudimeta.table.FileSlice;
+import io.hudimeta.table.HudiTableException;
+import io.hudimeta.table.LogFile;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One opened file slice of a metadata-table partition: the base HFile, then the usable log blocks
+ * (rollbacks and log compactions applied) in log-file order. The one place that reads MDT file
+ * slices, on the driver ({@link MetadataTable}) and on executors ({@link PartitionSlices}) alike.
+ */
+final class SliceReader implements Closeable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SliceReader.class);
+
+  /** Whether a log block written at an instant may be read (see {@link MetadataTable}'s class comment). */
+  @FunctionalInterface
+  interface BlockRule {
+    boolean isValid(String instant, boolean logCompacted);
+  }
+
+  /** One usable log block: an HFile data block (hfile + decoder) or a delete block (deletes). */
+  private record Block(
+    String instant,
+    HFileReader hfile,
+    GenericDatumReader<GenericRecord> decoder,
+    Set<String> deletes,
+    String source
+  ) {}
+
+  final FileSlice slice;
+  private final HFileReader base;
+  private final GenericDatumReader<GenericRecord> baseDecoder;
+  private final List<Block> blocks;
+
+  private SliceReader(
+    FileSlice slice,
+    HFileReader base,
+    GenericDatumReader<GenericRecord> baseDecoder,
+    List<Block> blocks
+  ) {
+    this.slice = slice;
+    this.base = base;
+    this.baseDecoder = baseDecoder;
+    this.blocks = blocks;
+  }
+
+  /**
+   * Opens the slice's base HFile and reads its log files.
+   *
+   * @param dir      the MDT partition directory
+   * @param decoders Avro decoders by writer schema, shared by the slices of one reader (not thread-safe)
+   */
+  static SliceReader open(
+    FileSystem fs,
+    Path dir,
+    FileSlice slice,
+    BlockRule rule,
+    Map<String, GenericDatumReader<GenericRecord>> decoders
+  ) throws IOException {
+    HFileReader base = null;
+    GenericDatumReader<GenericRecord> baseDecoder = null;
+    List<Block> blocks;
+    try {
+      if (slice.baseFile() != null) {
+        Path basePath = new Path(dir, slice.baseFile().name());
+        base = HFileReader.open(fs, basePath);
+        baseDecoder = decoder(decoders, fileInfoSchema(base), basePath.toString());
+      }
+      blocks = readBlocks(fs, dir, slice, rule, decoders);
+    } catch (IOException | RuntimeException e) {
+      if (base != null) {
+        base.close();
+      }
+      throw e;
+    }
+    return new SliceReader(slice, base, baseDecoder, blocks);
+  }
+
+  /**
+   * {@link #open}, failures rethrown unchecked and naming the MDT partition directory: a corrupt HFile
+   * as {@link CorruptTableException}, an I/O error as {@link UncheckedIOException}.
+   */
+  static SliceReader openChecked(
+    FileSystem fs,
+    Path dir,
+    FileSlice slice,
+    BlockRule rule,
+    Map<String, GenericDatumReader<GenericRecord>> decoders
+  ) {
+    try {
+      return open(fs, dir, slice, rule, decoders);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read metadata table partition " + dir + ": " + e.getMessage(), e);
+    } catch (CorruptHFileException e) {
+      // a corrupt HFile names the file; the message adds which MDT partition could not be read
+      throw new CorruptTableException("cannot read metadata table partition " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The usable blocks of a slice's log files, oldest first, rollbacks and log compactions applied. */
+  private static List<Block> readBlocks(
+    FileSystem fs,
+    Path dir,
+    FileSlice slice,
+    BlockRule rule,
+    Map<String, GenericDatumReader<GenericRecord>> decoders
+  ) throws IOException {
+    List<Block> kept = new ArrayList<>();
+    for (LogFile log : slice.logFiles()) {
+      for (LogBlock block : LogFileReader.read(fs, new Path(dir, log.name()))) {
+        String instant = block.instantTime();
+        switch (block.type()) {
+          case COMMAND -> {
+            if (block.isRollback()) {
+              String target = block.rollbackTargetInstant();
+              kept.removeIf(b -> target.equals(b.instant));
+            } else {
+              LOG.warn("Ignoring unknown command block {}", block);
+            }
+          }
+          case HFILE_DATA, DELETE -> {
+            String compacted = block.header(HeaderKey.COMPACTED_BLOCK_TIMES);
+            if (!rule.isValid(instant, compacted != null)) {
+              LOG.debug("Skipping {}: instant {} is not valid for readers", block, instant);
+              continue;
+            }
+            if (compacted != null) {
+              Set<String> replaced = new HashSet<>(Arrays.asList(compacted.split(",")));
+              kept.removeIf(b -> replaced.contains(b.instant));
+            }
+            kept.add(block.type() == LogBlockType.DELETE ? deleteBlock(block) : dataBlock(block, decoders));
+          }
+          case CORRUPT -> LOG.warn("Skipping corrupt block {}", block);
+          default -> throw new HudiTableException(
+            "unexpected " +
+              block.type() +
+              " block in metadata table log " +
+              block.source() +
+              " (metadata tables hold only HFile data, delete and command blocks)"
+          );
+        }
+      }
+    }
+    return kept;
+  }
+
+  private static Block dataBlock(LogBlock block, Map<String, GenericDatumReader<GenericRecord>> decoders)
+    throws IOException {
+    HFileReader hfile = HFileReader.fromBytes(block.hfileContent(), block.toString());
+    String schema = block.header(HeaderKey.SCHEMA);
+    if (schema == null) {
+      schema = fileInfoSchema(hfile);
+    }
+    return new Block(block.instantTime(), hfile, decoder(decoders, schema, block.toString()), null, block.toString());
+  }
+
+  private static Block deleteBlock(LogBlock block) {
+    Set<String> keys = new HashSet<>();
+    for (DeleteRecord d : block.deleteRecords()) {
+      if (d.recordKey() != null) {
+        keys.add(d.recordKey());
+      }
+    }
+    return new Block(block.instantTime(), null, null, keys, block.toString());
+  }
+
+  private static String fileInfoSchema(HFileReader reader) {
+    byte[] schema = reader.fileInfo().get("schema");
+    if (schema == null) {
+      throw new HudiTableException(reader + " has no 'schema' in its file info");
+    }
+    return new String(schema, StandardCharsets.UTF_8);
+  }
+
+  private static GenericDatumReader<GenericRecord> decoder(
+    Map<String, GenericDatumReader<GenericRecord>> decoders,
+    String schemaJson,
+    String where
+  ) {
+    if (schemaJson == null) {
+      throw new HudiTableException(where + " carries no writer schema");
+    }
+    return decoders.computeIfAbsent(schemaJson, json -> {
+      Schema schema = AvroSchemas.parse(json);
+      return new GenericDatumReader<>(schema);
+    });
+  }
+
+  static MetadataRecord decode(Cell cell, GenericDatumReader<GenericRecord> decoder, String where) {
+    String key = cell.rowString();
+    try {
+      GenericRecord record = decoder.read(null, DecoderFactory.get().binaryDecoder(cell.value(), null));
+      return MetadataRecord.decode(key, record);
+    } catch (IOException | RuntimeException e) {
+      throw new HudiTableException("cannot decode metadata record '" + key + "' in " + where + ": " + e, e);
+    }
+  }
+
+  // ---- reading ----
+
+  /** Merges the records of exactly these keys into {@code merged} (deletions included). */
+  void collectKeys(Set<String> keys, Map<String, MetadataRecord> merged) {
+    try {
+      if (base != null) {
+        for (Map.Entry<String, Cell> e : base.getAll(keys).entrySet()) {
+          apply(merged, decode(e.getValue(), baseDecoder, base.toString()));
+        }
+      }
+      for (Block b : blocks) {
+        if (b.deletes != null) {
+          for (String key : keys) {
+            if (b.deletes.contains(key)) {
+              merged.put(key, MetadataRecord.deletion(key));
+            }
+          }
+        } else {
+          for (Map.Entry<String, Cell> e : b.hfile.getAll(keys).entrySet()) {
+            apply(merged, decode(e.getValue(), b.decoder, b.source));
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(failure(e), e);
+    } catch (CorruptHFileException e) {
+      throw new CorruptTableException(failure(e), e);
+    }
+  }
+
+  /** Merges the records whose key starts with any of the (sorted) prefixes into {@code merged}. */
+  void collectPrefixes(List<String> prefixes, Map<String, MetadataRecord> merged) {
+    try {
+      if (base != null) {
+        for (Cell c : base.scanPrefixes(prefixes)) {
+          apply(merged, decode(c, baseDecoder, base.toString()));
+        }
+      }
+      for (Block b : blocks) {
+        if (b.deletes != null) {
+          for (String key : b.deletes) {
+            if (startsWithAny(key, prefixes)) {
+              merged.put(key, MetadataRecord.deletion(key));
+            }
+          }
+        } else {
+          for (Cell c : b.hfile.scanPrefixes(prefixes)) {
+            apply(merged, decode(c, b.decoder, b.source));
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(failure(e), e);
+    } catch (CorruptHFileException e) {
+      throw new CorruptTableException(failure(e), e);
+    }
+  }
+
+  /** Copies the records of {@code merged} that are present (not deleted) into {@code out}. */
+  static void keepPresent(Map<String, MetadataRecord> merged, Map<String, MetadataRecord> out) {
+    merged.forEach((key, record) -> {
+      if (!record.isDeleted()) {
+        out.put(key, record);
+      }
+    });
+  }
+
+  private String failure(Exception e) {
+    return "cannot read metadata file slice " + slice.fileId() + ": " + e.getMessage();
+  }
+
+  private static boolean startsWithAny(String key, List<String> prefixes) {
+    for (String p : prefixes) {
+      if (key.startsWith(p)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void apply(Map<String, MetadataRecord> merged, MetadataRecord record) {
+    merged.merge(record.key(), record, MetadataRecord::combine);
+  }
+
+  @Override
+  public void close() {
+    if (base != null) {
+      try {
+        base.close();
+      } catch (IOException e) {
+        LOG.debug("Closing {} failed", base, e);
+      }
+    }
+  }
+}
