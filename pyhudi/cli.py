@@ -13,6 +13,8 @@
   pyhudi savepoint create|list|delete PATH [--instant T] [--user U] [--comments C]
                                              keep a commit's files, so the table can be restored to it
   pyhudi restore PATH --to T                 roll the table back to its savepoint at T
+  pyhudi index create PATH [--type record_index]
+                                             build an index while writers go on (the indexing action; Spark)
   pyhudi index list PATH                     the metadata table's index partitions (built or being built)
   pyhudi index lookup PATH KEY...            where the record index says each record key lives
   pyhudi index drop PATH --type record_index drop an index partition (writes that enable it build it again)
@@ -269,6 +271,11 @@ def cmd_index(args, console: Console) -> int:
     from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
     from pyhudi.metadata.state import MdtState
 
+    if args.action == "create":
+        from pyhudi.services import indexing
+        done = indexing.create(_spark(), args.path, args.type, _options(args.option), progress=console.print)
+        console.print(f"indexing {done.requested_time} completed: {args.type} is built")
+        return 0
     mdt = _metadata_writer(args.path)
     built = completed_partitions(mdt.data_props) if mdt.exists() else []
     if args.action == "list":
@@ -364,11 +371,14 @@ def main(argv: list[str] | None = None) -> int:
     meta.add_argument("action", choices=("create", "delete", "validate", "stats", "perf"))
     meta.add_argument("path", help="table base path (local path or URI)")
     meta.set_defaults(fn=cmd_metadata)
-    ix = sub.add_parser("index", help="the metadata table's indexes: list, lookup KEY..., drop")
-    ix.add_argument("action", choices=("list", "lookup", "drop"))
+    ix = sub.add_parser("index", help="the metadata table's indexes: create (the indexing action), list, "
+                                      "lookup KEY..., drop")
+    ix.add_argument("action", choices=("create", "list", "lookup", "drop"))
     ix.add_argument("path", help="table base path (local path or URI)")
     ix.add_argument("keys", nargs="*", metavar="KEY", help="record keys to look up")
-    ix.add_argument("--type", default="record_index", choices=("record_index",), help="the index (drop)")
+    ix.add_argument("--type", default="record_index", choices=("record_index",), help="the index (create, drop)")
+    ix.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="an Apache Hudi option, e.g. hoodie.metadata.record.index.min.filegroup.count=4; repeatable")
     ix.set_defaults(fn=cmd_index)
     ts = sub.add_parser("timeline-server", help="serve a table's file-system view to writers (Hudi RFC-03)")
     ts.add_argument("path", help="table base path (local path or URI)")

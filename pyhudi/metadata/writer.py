@@ -247,18 +247,35 @@ class MetadataWriter:
             for part in dropped:
                 self.storage.delete(f"{self.mdt_path}/{part}")
 
-    def add_partition(self, part: str, count: int, write_bases: Callable[[str, str], list[dict]]) -> str:
-        """Builds MDT partition `part` of `count` file groups at the next initialisation instant and
-        lists it as built; `write_bases(instant, partition dir)` writes its base HFiles and returns their
-        write stats. Returns the instant. (Writers must not commit meanwhile: the caller is the write.)"""
+    def add_partition(self, part: str, count: int, write_bases: Callable[[str, str], list[dict]],
+                      listed: bool = True) -> str:
+        """Builds MDT partition `part` of `count` file groups at the next initialisation instant;
+        `write_bases(instant, partition dir)` writes its base HFiles and returns their write stats. Lists
+        it as built unless `listed` is false (the indexing action lists it once it has caught up).
+        Returns the instant."""
         if not self.exists() or FILES not in self.partitions():
             raise MetadataTableError(f"{self.base_path} has no metadata table; initialize() it first")
         tl = self.mdt_timeline()
         instant = next_init_instant(i.requested_time for i in tl.instant_files())
         init_mod.write_partition(self, tl, part, instant, count, lambda pdir: write_bases(instant, pdir))
-        self._save_data_props(lambda current: {PARTITIONS_KEY: ",".join(
-            dict.fromkeys(csv(current.get(PARTITIONS_KEY)) + [part]))})
+        if listed:
+            self.list_partition(part)
         return instant
+
+    def list_partition(self, part: str) -> None:
+        """Lists `part` as built (and no longer inflight) in the data table's hoodie.properties."""
+        self._save_data_props(lambda current: {
+            PARTITIONS_KEY: ",".join(dict.fromkeys(csv(current.get(PARTITIONS_KEY)) + [part])),
+            INFLIGHT_PARTITIONS_KEY: ",".join(p for p in csv(current.get(INFLIGHT_PARTITIONS_KEY)) if p != part)})
+
+    def mark_inflight(self, part: str) -> None:
+        """Lists `part` as being built: readers and writers leave it alone until list_partition."""
+        self._save_data_props(lambda current: {INFLIGHT_PARTITIONS_KEY: ",".join(
+            dict.fromkeys(csv(current.get(INFLIGHT_PARTITIONS_KEY)) + [part]))})
+
+    def partition_being_built(self, part: str) -> bool:
+        """Whether another process is building `part` now (listed inflight, its heartbeat fresh)."""
+        return part in csv(self.data_props.get(INFLIGHT_PARTITIONS_KEY)) and self.build_in_progress()
 
     def record_index_groups(self, state: MdtState | None = None) -> int:
         """How many file groups the record index has (0 when it is not built)."""

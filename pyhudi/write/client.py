@@ -25,7 +25,7 @@ from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter
 from pyhudi.metadata.keys import RECORD_INDEX
-from pyhudi.metadata.layout import completed_partitions
+from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
 from pyhudi.storage import Storage
 from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
@@ -197,7 +197,11 @@ class Writer:
                 mdt.delete()
             yield None
         elif mdt.exists() and FILES in mdt.partitions():
-            yield mdt
+            if mdt.partition_being_built(RECORD_INDEX):
+                with mdt.handoff():  # the indexing's hand-over applies this write, or has just listed the index
+                    yield self._fresh_metadata_writer()
+            else:
+                yield mdt
         elif not mdt.build_in_progress():
             mdt.initialize(timeline)
             yield mdt
@@ -471,6 +475,8 @@ class Writer:
         if self._key_changes is None or RECORD_INDEX not in mdt.maintained:
             return None
         if RECORD_INDEX not in mdt.partitions():
+            if RECORD_INDEX in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):
+                return None  # an indexing action builds it; its hand-over applies this write
             record_index.build(self.spark, self.path, mdt, self.cfg.record_index_sizing)
         return record_index.log_writer(self.spark, self.path, self._key_changes, mdt.compression)
 

@@ -79,25 +79,42 @@ def log_writer(spark: SparkSession, table_uri: str, changed: DataFrame, compress
     return write
 
 
-def build(spark: SparkSession, table_uri: str, mdt: MetadataWriter, sizing: ri.Sizing) -> str:
-    """Builds the record_index partition from the records the table holds now (each key at its file
-    group, with the instant of that group's base file); returns the initialisation instant."""
+def snapshot_rows(spark: SparkSession, table_uri: str, groups: dict[str, set[str]] | None = None) -> DataFrame:
+    """(KEY, PART, LOC, INSTANT) of the records the table holds now - of the file groups `groups` names
+    (partition -> file ids) when given - each at its file group, with the instant of the group's base
+    file (of the record, for records in log files only), as Hudi builds the index."""
     snap = spark.read.format("hudi-meta").options(**READ_OPTIONS).load(table_uri)
+    if groups is not None:
+        snap = snap.filter(F.col("_hoodie_partition_path").isin(sorted(groups)))
     base_instant = F.regexp_extract(F.col("_hoodie_file_name"), r"_(\d+)\.[a-z]+$", 1)
     rows = snap.select(F.col("_hoodie_record_key").alias(KEY), F.col("_hoodie_partition_path").alias(PART),
                        file_id_of(F.col("_hoodie_file_name")).alias(LOC),
                        F.when(base_instant != "", base_instant).otherwise(F.col("_hoodie_commit_time")).alias(INSTANT))
-    rows = rows.persist()
+    if groups is not None:
+        rows = rows.filter(F.col(LOC).isin(sorted({f for fids in groups.values() for f in fids})))
+    return rows
+
+
+def base_writer(spark: SparkSession, table_uri: str, rows: DataFrame, count: int, compression: str):
+    """What MetadataWriter.add_partition calls: `rows` (snapshot_rows) written as the base HFiles of
+    `count` record_index file groups, one task per group; returns their write stats."""
+    mdt_uri = _mdt_uri(table_uri)
+
+    def write_bases(instant: str, _pdir: str) -> list[dict]:
+        by_group = rows.withColumn(GROUP, group_column(spark, F.col(KEY), count))
+        out = (by_group.repartition(_tasks(spark, count), GROUP).groupBy(GROUP)
+               .applyInArrow(lambda t: _write_base(t, mdt_uri, instant, compression), STAT_DDL))
+        return [json.loads(r.stat) for r in out.collect()]
+    return write_bases
+
+
+def build(spark: SparkSession, table_uri: str, mdt: MetadataWriter, sizing: ri.Sizing) -> str:
+    """Builds the record_index partition from the records the table holds now and lists it as built
+    (for a write that builds it before its own commit); returns the initialisation instant."""
+    rows = snapshot_rows(spark, table_uri).persist()
     try:
         count = sizing.file_group_count(rows.count())
-        mdt_uri, compression = _mdt_uri(table_uri), mdt.compression
-
-        def write_bases(instant: str, _pdir: str) -> list[dict]:
-            by_group = rows.withColumn(GROUP, group_column(spark, F.col(KEY), count))
-            out = (by_group.repartition(_tasks(spark, count), GROUP).groupBy(GROUP)
-                   .applyInArrow(lambda t: _write_base(t, mdt_uri, instant, compression), STAT_DDL))
-            return [json.loads(r.stat) for r in out.collect()]
-        instant = mdt.add_partition(RECORD_INDEX, count, write_bases)
+        instant = mdt.add_partition(RECORD_INDEX, count, base_writer(spark, table_uri, rows, count, mdt.compression))
     finally:
         rows.unpersist()
     log.info("built the record index of %s: %d file groups at %s", table_uri, count, instant)

@@ -1,0 +1,169 @@
+"""The `indexing` action (Apache Hudi's async indexer, RFC-45): builds an index partition of the metadata
+table for a table that already has data, while writers go on.
+
+`<t>.indexing.requested` (HoodieIndexPlan: the partition, indexed up to the last completed instant) ->
+`<t>.indexing.inflight` (empty) -> the partition listed inflight (readers and writers leave it alone) ->
+its base files built from a snapshot read, at the next initialisation instant of the metadata table ->
+under the hand-off lock, once no write requested before `t` is still pending: the file groups the writes
+completed since the snapshot touched are read again and the differences written as the metadata table's
+deltacommit `t` (so every later write's entries, at later instants, override them) -> the partition
+listed as built -> `<t>_<c>.indexing` (HoodieIndexCommitMetadata). Writers that find the build running
+commit under the same lock (`pyhudi.write.client`), so no write is missed by both.
+
+Only record_index is built this way (the other partitions come from a listing: `pyhudi metadata create`).
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable, Mapping
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from pyhudi.config import options as o
+from pyhudi.errors import HudiError
+from pyhudi.faults import crash_point
+from pyhudi.metadata import commit as mdt_commit
+from pyhudi.metadata.keys import RECORD_INDEX
+from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
+from pyhudi.metadata.locks import HEARTBEAT_FILE, Heartbeat
+from pyhudi.metadata.record_index import Sizing
+from pyhudi.metadata.state import MdtState
+from pyhudi.services.instant import Progress, ServiceTable, checked, no_progress
+from pyhudi.table import instant_metadata as im
+from pyhudi.table.timeline import COMPLETED, Instant, Timeline
+from pyhudi.write import record_index
+
+log = logging.getLogger(__name__)
+
+BUILT_BY_INDEXING = (RECORD_INDEX,)
+WAIT_FOR_OLDER_WRITES_S = 600  # how long the hand-over waits for writes requested before the indexing
+_KEY_WRITES = ("commit", "deltacommit", "replacecommit", "clustering")
+
+
+class IndexingError(HudiError, ValueError):
+    pass
+
+
+def create(spark: SparkSession, path: str, partition: str = RECORD_INDEX, options: Mapping[str, str] | None = None,
+           progress: Progress = no_progress) -> Instant:
+    """Builds `partition` with an indexing action; returns the completed instant."""
+    options = checked(options)
+    table = ServiceTable.open(path)
+    mdt = table.metadata_writer()
+    if mdt is None:
+        raise IndexingError(f"{path} has no metadata table to hold an index; write with hoodie.metadata.enable=true "
+                            f"or run pyhudi metadata create {path} first")
+    if partition not in BUILT_BY_INDEXING:
+        raise IndexingError(f"the indexing action builds {', '.join(BUILT_BY_INDEXING)}; {partition!r} is not one "
+                            "(files, column_stats, partition_stats and bloom_filters come from pyhudi metadata create)")
+    if partition in completed_partitions(table.props):
+        raise IndexingError(f"{path} already has {partition}; drop it first (pyhudi index drop {path}) to rebuild it")
+    if partition in csv(table.props.get(INFLIGHT_PARTITIONS_KEY)):
+        if mdt.build_in_progress():
+            raise IndexingError(f"another process is building {partition} of {path} (its heartbeat is fresh)")
+        _abandon(table, mdt, partition)
+    tl = table.timeline
+    upto = max((i.requested_time for i in tl.completed()), default=None)
+    info = {"version": 1, "metadataPartitionPath": partition, "indexUptoInstant": upto, "extraMetadata": {}}
+    requested = tl.create_requested("indexing", im.encode(im.INDEX_PLAN, {"version": 1, "indexPartitionInfos": [info]}))
+    inflight = tl.transition_to_inflight(requested, b"")
+    t = requested.requested_time
+    mdt.mark_inflight(partition)
+    with Heartbeat(table.storage, f"{mdt.mdt_path}/{HEARTBEAT_FILE}"):
+        seen = {i.requested_time for i in Timeline.for_table(table.storage, table.base, table.props).completed()}
+        rows = record_index.snapshot_rows(spark, table.uri).persist()
+        try:
+            count = _sizing(options).file_group_count(rows.count())
+            init = mdt.add_partition(partition, count, record_index.base_writer(spark, table.uri, rows, count,
+                                                                               mdt.compression), listed=False)
+            progress(f"indexing {t}: {partition} built from the snapshot ({count} file groups at {init})")
+            crash_point("after_files")
+
+            def finish() -> Instant:
+                crash_point("before_complete")
+                mdt.list_partition(partition)
+                return tl.complete(inflight, im.encode(im.INDEX_COMMIT, {
+                    "version": 1, "operationType": None, "indexPartitionInfos": [info]}))
+            caught, done = _hand_over(spark, table, mdt, rows, seen, t, count, finish)
+            progress(f"indexing {t}: caught up with {len(caught)} writes completed during the build; "
+                     f"{partition} is ready")
+        finally:
+            rows.unpersist()
+    return done
+
+
+def _sizing(options: Mapping[str, str]) -> Sizing:
+    return Sizing(o.RECORD_INDEX_MIN_FILE_GROUPS.get(options), o.RECORD_INDEX_MAX_FILE_GROUPS.get(options),
+                  o.RECORD_INDEX_MAX_FILE_GROUP_SIZE.get(options), o.RECORD_INDEX_GROWTH_FACTOR.get(options))
+
+
+def _hand_over(spark, table: ServiceTable, mdt, rows: DataFrame, seen: set[str], t: str, count: int,
+               finish: Callable[[], Instant]) -> tuple[list[str], Instant]:
+    """Under the hand-off lock, once no write requested before `t` is pending: applies the writes completed
+    since the snapshot as the MDT deltacommit `t`, then `finish()` (lists the partition, completes the
+    indexing) - no write completes in between. Returns the instants applied and `finish`'s."""
+    deadline = time.monotonic() + WAIT_FOR_OLDER_WRITES_S
+    while True:
+        with mdt.handoff():
+            tl = Timeline.for_table(table.storage, table.base, table.props)
+            older = [i for i in tl.pending() if i.action in _KEY_WRITES and i.requested_time < t]
+            if not older:
+                return _catch_up(spark, table, mdt, rows, tl, seen, t, count), finish()
+        if time.monotonic() > deadline:
+            raise IndexingError(f"write {older[0].requested_time} began before indexing {t} and is still pending "
+                                f"after {WAIT_FOR_OLDER_WRITES_S} s; let it finish (or roll it back: pyhudi rollback "
+                                f"{table.uri}) and run pyhudi index create again")
+        time.sleep(1)
+
+
+def _catch_up(spark, table: ServiceTable, mdt, rows: DataFrame, tl: Timeline, seen: set[str], t: str,
+              count: int) -> list[str]:
+    """The file groups written or replaced by writes completed since the snapshot, read again: their
+    keys now placed there, the snapshot's keys there no more deleted."""
+    caught = [i for i in tl.completed() if i.requested_time not in seen and i.action in _KEY_WRITES + ("commit",)]
+    groups: dict[str, set[str]] = {}
+    for inst in caught:
+        meta = im.decode(tl.read(inst))
+        for partition, stat in im.write_stats(meta):
+            if stat.get("fileId"):
+                groups.setdefault(partition, set()).add(stat["fileId"])
+        for partition, ids in im.replaced_file_ids(meta).items():
+            groups.setdefault(partition, set()).update(ids)
+    if not groups:
+        return []
+    now = record_index.snapshot_rows(spark, table.uri, groups)
+    keys = [(p, f) for p, fids in groups.items() for f in fids]
+    touched = spark.createDataFrame(keys, f"{record_index.PART} string, {record_index.LOC} string")
+    before = rows.join(F.broadcast(touched), [record_index.PART, record_index.LOC], "left_semi")
+    gone = before.join(now, record_index.KEY, "left_anti")
+    cols = [record_index.KEY, record_index.PART, record_index.LOC]
+    changed = (now.select(*cols, F.lit(False).alias(record_index.DELETED))
+               .unionByName(gone.select(*cols, F.lit(True).alias(record_index.DELETED))))
+    write = record_index.log_writer(spark, table.uri, changed, mdt.compression)
+    mdt_commit.write_deltacommit(MdtState(mdt), table.storage, t, {}, {}, mdt.file_group_counts, mdt.compression,
+                                 {RECORD_INDEX: lambda instant: write(instant, count)})
+    return [i.requested_time for i in caught]
+
+
+def _abandon(table: ServiceTable, mdt, partition: str) -> None:
+    """Clears what an indexing that died left: its partition folder, the metadata table's instants that
+    wrote only to it, and its own pending instant files."""
+    mdt_tl = mdt.mdt_timeline()
+    pending = [i for i in table.timeline.pending() if i.action == "indexing"]
+    mine = {i.requested_time for i in pending}
+    for inst in mdt_tl.instant_files():
+        if inst.state == COMPLETED:
+            parts = {p for p, _ in im.write_stats(im.decode(mdt_tl.read(inst)))}
+            if parts and parts <= {partition}:
+                mine.add(inst.requested_time)
+    for inst in sorted(mdt_tl.instant_files(), key=lambda i: i.state != COMPLETED):  # completed first
+        if inst.requested_time in mine:
+            table.storage.delete(f"{mdt_tl.dir}/{inst.file_name(mdt_tl.layout)}")
+    for inst in pending:
+        table.timeline.delete_pending(inst)
+    table.storage.delete(f"{mdt.mdt_path}/{partition}")
+    mdt._save_data_props(lambda current: {INFLIGHT_PARTITIONS_KEY: ",".join(
+        p for p in csv(current.get(INFLIGHT_PARTITIONS_KEY)) if p != partition)})
+    log.info("cleared the %s build of %s that died; building it again", partition, table.uri)
