@@ -73,12 +73,3 @@ def use_driver_python(spark) -> None:
                  sys.executable, sc.pythonExec, PYTHON_CONF)
         sc.pythonExec = sys.executable
 
-
-def java_function(spark, name: str, java_class: str, return_type: str):
-    """A Spark SQL function of the connector, registered once per session (registering again makes
-    Spark warn on every write)."""
-    from pyspark.sql import functions as F
-
-    if not spark.catalog.functionExists(name):
-        spark.udf.registerJavaFunction(name, java_class, return_type)
-    return lambda *cols: F.call_function(name, *cols)

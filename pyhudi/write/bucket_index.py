@@ -13,10 +13,10 @@ from pyspark.sql import functions as F
 
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
-from pyhudi.spark.session import java_function
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.write.config import BUCKET_PROPERTIES, WriteConfig
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
+from pyhudi.write.jvm_functions import java_function
 
 BUCKET = "_hudi_bucket"
 FUNCTION = "hudi_bucket_id"

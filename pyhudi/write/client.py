@@ -1,16 +1,16 @@
 """The write client: plans a write on the driver, writes files on executors, commits the instant.
 
 Protocol (docs/architecture.md "The write protocol"): roll back writes that died, take an instant time,
-write `.requested` then `.inflight`, tag incoming keys with their file groups (simple index over
-the latest file slices, read through the connector), assign inserts to file groups, write files on
-executors (a marker before each file), then publish the completed instant atomically.
+write `.requested` then `.inflight`, tag incoming keys with their file groups (simple index over the
+latest file slices read through the connector, bucket hash, or record index), assign inserts to file groups,
+write files on executors (a marker before each file), commit the metadata table, then publish the
+completed instant atomically.
 """
 from __future__ import annotations
 
 import contextlib
 import json
 import logging
-import math
 import posixpath
 from dataclasses import dataclass, replace
 from typing import Iterator
@@ -35,15 +35,13 @@ from pyhudi.table.pending_plans import held_file_groups
 from pyhudi.table.rollback import rollback, rollback_failed_writes
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
-from pyhudi.write import bucket_index, executor, keygen, record_index, simple_index, view
+from pyhudi.write import bucket_index, executor, keygen, placement, record_index, simple_index, view
 from pyhudi.write.config import WriteConfig, WriteOptionError
-from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OLD, OP, UPDATE, WriteTask
+from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
 
 log = logging.getLogger(__name__)
 
-# batches up to this many records are tagged by broadcasting their keys to the scan of the table's
-# keys (about 100 bytes each); bigger ones by a shuffle join
 SAVE_MODES = ("append", "overwrite", "errorifexists", "ignore")
 REPLACE_OPS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
 OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
@@ -110,6 +108,7 @@ class Writer:
         self._plans: dict[tuple[str, str], Instant] | None = None  # file groups held by pending service plans
         self._found: DataFrame | None = None  # the record index's locations of the batch's keys
         self._key_changes: DataFrame | None = None  # what this write changes in the record index
+        self._cached: list[DataFrame] = []  # kept until the commit has read them
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
@@ -138,12 +137,23 @@ class Writer:
             raise HudiWriteError(f"a restore ({restoring[0]}) of {self.path} is pending: the table is between two "
                                  f"states; finish it (pyhudi restore {self.path} --to <savepoint>) and write again")
         rollback_failed_writes(self.storage, self.base, timeline)
+        try:
+            instant = self._write(df, timeline, create_schema)
+        finally:
+            for cached in self._cached:
+                cached.unpersist()
+        from pyhudi.services import inline  # services sit above the write client (they write through it)
+        inline.run_after_write(self.spark, self.path, self.options)
+        return instant
+
+    def _write(self, df: DataFrame | None, timeline: Timeline, create_schema: dict) -> str:
+        """Steps 2-5 of the write protocol (docs/architecture.md); the instant written."""
         action = self._action()
         with self._planned(df) as plan:  # its checks fail before any instant is requested
             requested = timeline.create_requested(action, self._requested_content(action))
             crash_point("after_requested")
             inflight = timeline.transition_to_inflight(
-                requested, im.encode(im.COMMIT, im.commit_metadata({}, OPERATION_TYPES[cfg.operation], None)))
+                requested, im.encode(im.COMMIT, im.commit_metadata({}, OPERATION_TYPES[self.cfg.operation], None)))
             crash_point("after_inflight")
             instant = requested.requested_time
             writer_schema = avro_schema.to_json(
@@ -157,15 +167,9 @@ class Writer:
         self._write_partition_metadata(instant, {s.partition for s in stats})
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
-        try:
-            self._commit(timeline, inflight, stats, replaced, commit_schema)
-        finally:
-            if self._key_changes is not None:
-                self._key_changes.unpersist()
+        self._commit(timeline, inflight, stats, replaced, commit_schema)
         crash_point("after_complete")
         self.storage.delete(posixpath.join(self.base, ".hoodie", ".temp", instant))
-        from pyhudi.services import inline  # services sit above the write client (they write through it)
-        inline.run_after_write(self.spark, self.path, self.options)
         return instant
 
     def _commit(self, timeline: Timeline, inflight: Instant, stats: list[WriteStat],
@@ -345,7 +349,7 @@ class Writer:
     def _has_commits(self) -> bool:
         return self._start_state()[0] is not None
 
-    def _looks_up(self) -> bool:
+    def _looks_up(self) -> bool:  # the operation updates or deletes existing keys
         return self.props is not None and self.cfg.operation not in ("insert", "bulk_insert") + REPLACE_OPS
 
     def _located(self, incoming: DataFrame) -> DataFrame | None:
@@ -369,54 +373,11 @@ class Writer:
         return simple_index.tag(incoming, existing, cfg, records)
 
     def _assign_inserts(self, tagged: DataFrame, slices: list[FileSlice]) -> tuple[DataFrame, dict[str, list[str]]]:
-        """File groups for new records: small existing base files first (upserts and inserts; on merge-on-read
-        those without log files), then new file groups sized by hoodie.parquet.max.file.size."""
-        cfg = self.cfg
-        counts = {r[0]: r[1] for r in tagged.filter(F.col(OP) == INSERT)
-                  .groupBy("_hoodie_partition_path").count().collect()}
-        if not counts:
-            return tagged, {}
-        per_file = max(1, cfg.max_file_size // max(1, cfg.record_size_estimate))
-        buckets: dict[str, list[str]] = {}
-        for partition, n in counts.items():
-            small, capacity = self._small_files(partition, slices, per_file, n)
-            need_new = 0 if capacity >= n else math.ceil((n - capacity) / per_file)
-            buckets[partition] = small + [filenames.new_file_id() for _ in range(need_new)]
-        rows = [(p, i, fg) for p, fgs in buckets.items() for i, fg in enumerate(fgs)]
-        mapping = self.spark.createDataFrame(rows, "_hudi_mp string, _hudi_mi int, _hudi_mfg string")
-        sizes = self.spark.createDataFrame([(p, len(f)) for p, f in buckets.items()], "_hudi_sp string, _hudi_sn int")
-        bucket = F.pmod(F.xxhash64("_hoodie_record_key"), F.col("_hudi_sn")).cast("int")
-        assigned = (tagged.join(F.broadcast(sizes), F.col("_hoodie_partition_path") == F.col("_hudi_sp"), "left")
-                    .withColumn("_hudi_bi", F.when(F.col(OP) == INSERT, bucket))
-                    .join(F.broadcast(mapping), (F.col("_hoodie_partition_path") == F.col("_hudi_mp"))
-                          & (F.col("_hudi_bi") == F.col("_hudi_mi")), "left")
-                    .withColumn(FG, F.coalesce(F.col(FG), F.col("_hudi_mfg")))
-                    .drop("_hudi_sp", "_hudi_sn", "_hudi_bi", "_hudi_mp", "_hudi_mi", "_hudi_mfg"))
-        return assigned, buckets
+        small = placement.SmallFiles(self.cfg, slices, self._held(), self._inserts_to_logs(), self._base_size)
+        return placement.assign_inserts(self.spark, tagged, small)
 
-    def _small_files(self, partition: str, slices: list[FileSlice], per_file: int, records: int
-                     ) -> tuple[list[str], int]:
-        """Small base files of the partition that take `records` new records, as few as hold them
-        (Hudi's UpsertPartitioner fills small files in turn): a small batch rewrites a few files, not
-        every small file of a big partition."""
-        cfg = self.cfg
-        if cfg.operation not in ("upsert", "insert"):
-            return [], 0
-        small, capacity = [], 0
-        for s in slices:
-            # merge-on-read: only slices without log files, whose records are their base file's (Hudi's
-            # delta-commit partitioner, for an index that cannot look into log files)
-            if s.partition != partition or not s.base or s.logs or (partition, s.file_id) in self._held():
-                continue
-            size = s.base_size
-            if size is None:  # the listing did not say: storage does
-                size = self.storage.fs.get_file_info(posixpath.join(self.base, partition, s.base)).size or 0
-            if size < cfg.small_file_limit:
-                small.append(s.file_id)
-                capacity += max(0, (cfg.max_file_size - size) // max(1, cfg.record_size_estimate))
-                if capacity >= records:
-                    break
-        return small, min(capacity, per_file * max(1, len(small)))
+    def _base_size(self, s: FileSlice) -> int:
+        return self.storage.fs.get_file_info(posixpath.join(self.base, s.partition, s.base)).size or 0
 
     # ---- writing ------------------------------------------------------------------------------
     def _write_files(self, plan: _Plan, instant: str, writer_schema: str
@@ -435,13 +396,11 @@ class Writer:
         # tagging joins the batch with every key of the affected partitions: keep its result, the
         # insert counts, the touched file groups and the write all read it
         tagged_keys = self._tag(plan.incoming, plan.partitions, plan.records).persist()
-        try:
-            self._refuse_updates_under_clustering(tagged_keys)
-            tagged, _ = self._assign_inserts(tagged_keys, plan.slices)
-            self._note_key_changes(tagged, replaced)
-            return self._run_write(tagged, instant, writer_schema, plan.slices), replaced
-        finally:
-            tagged_keys.unpersist()
+        self._cached.append(tagged_keys)  # until the commit: the record index's changes are read from it
+        self._refuse_updates_under_clustering(tagged_keys)
+        tagged, _ = self._assign_inserts(tagged_keys, plan.slices)
+        self._note_key_changes(tagged, replaced)
+        return self._run_write(tagged, instant, writer_schema, plan.slices), replaced
 
     # ---- the record index ---------------------------------------------------------------------
     def _note_key_changes(self, tagged: DataFrame | None, replaced: dict[str, list[str]],
@@ -450,24 +409,11 @@ class Writer:
         file groups), computed now while the tagged batch is cached, for the metadata-table commit."""
         if not (self.cfg.metadata_enabled and RECORD_INDEX in self.cfg.metadata_partitions):
             return
-        parts = [record_index.changes(tagged, upserts_known)] if tagged is not None else []
-        if replaced:
-            parts.append(self._replaced_keys(replaced))
-        if not parts:
-            return
-        changed = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
-        self._key_changes = changed.persist()
-        self._key_changes.count()
-
-    def _replaced_keys(self, replaced: dict[str, list[str]]) -> DataFrame:
-        """The keys of the file groups a replacecommit replaces, as record-index deletions (a key written
-        again by the same commit is placed anew instead)."""
-        ids = sorted({fid for fids in replaced.values() for fid in fids})
-        rows = (self.spark.read.format("hudi-meta").options(**simple_index.READ_OPTIONS).load(self.path)
-                .filter(F.col("_hoodie_partition_path").isin(sorted(replaced)))
-                .withColumn(FG, simple_index.file_id_of(F.col("_hoodie_file_name")))
-                .filter(F.col(FG).isin(ids)))
-        return record_index.deletions(rows)
+        self._key_changes = record_index.key_changes(self.spark, self.path, tagged, replaced, upserts_known)
+        if self._key_changes is not None and not self._cached:  # nothing cached to compute them from
+            self._key_changes = self._key_changes.persist()
+            self._cached.append(self._key_changes)
+            self._key_changes.count()
 
     def _record_index_write(self, mdt: MetadataWriter):
         """What writes this commit's record_index files; builds the record index first when it is wanted
@@ -480,17 +426,19 @@ class Writer:
             record_index.build(self.spark, self.path, mdt, self.cfg.record_index_sizing)
         return record_index.log_writer(self.spark, self.path, self._key_changes, mdt.compression)
 
+    def _inserts_to_logs(self) -> bool:
+        """Merge-on-read tagged by the record index, which finds keys wherever they are written: inserts
+        into existing file groups go to their log files, no base file is rewritten (Hudi: canIndexLogFiles)."""
+        return self.cfg.table_type == "MERGE_ON_READ" and self.cfg.index_type == "RECORD_INDEX"
+
     def _held(self) -> dict[tuple[str, str], Instant]:
         """(partition, file id) -> the pending compaction or clustering plan holding that file group."""
         if self._plans is None:
             self._plans = held_file_groups(self._timeline)
         return self._plans
 
-    def _under_clustering(self) -> dict[tuple[str, str], Instant]:
-        return {k: i for k, i in self._held().items() if i.action == "clustering"}
-
     def _refuse_updates_under_clustering(self, tagged: DataFrame) -> None:
-        held = self._under_clustering()
+        held = {k: i for k, i in self._held().items() if i.action == "clustering"}
         if not held:
             return
         hits = (tagged.filter(F.col(OP).isin(UPDATE, DELETE) & F.col(FG).isin([fid for _, fid in held]))
@@ -519,7 +467,7 @@ class Writer:
         work = self._with_old_rows(tagged, slices)
         task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                          self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING",
-                         cfg.log_block_format, cfg.compression)
+                         cfg.log_block_format, cfg.compression, inserts_to_logs=self._inserts_to_logs())
         return write_groups(work, task, self._tasks())
 
     def _tasks(self) -> int:
@@ -528,29 +476,12 @@ class Writer:
         return self.cfg.shuffle_parallelism or 2 * self.spark.sparkContext.defaultParallelism
 
     def _with_old_rows(self, tagged: DataFrame, slices: list[FileSlice]) -> DataFrame:
-        """File groups being rewritten (copy-on-write; merge-on-read small files taking inserts) need their
-        current rows (OP = O), read through the connector; every row learns its group's base file (BASE)."""
-        base_of = {s.file_id: s.base for s in slices}
-        bases = self.spark.createDataFrame([(k, v) for k, v in base_of.items()] or [("", None)],
-                                           f"{FG}_b string, {BASE} string")
-        tagged = tagged.join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
-        if not slices or self.props is None or not self._has_commits():
-            return tagged
-        rewritten = F.col(BASE).isNotNull()
-        if self.cfg.table_type != "COPY_ON_WRITE":  # merge-on-read: only groups taking inserts get a new base
-            rewritten = rewritten & (F.col(OP) == INSERT)
-        touched = [r[0] for r in tagged.filter(rewritten).select(FG).distinct().collect()]
-        if not touched:
-            return tagged
-        names = [base_of[fg] for fg in touched if base_of.get(fg)]
-        partitions = sorted({s.partition for s in slices if s.file_id in set(touched)})
-        old = (self.spark.read.format("hudi-meta").options(**simple_index.READ_OPTIONS).load(self.path)
-               .filter(F.col("_hoodie_partition_path").isin(partitions) & F.col("_hoodie_file_name").isin(names))
-               .withColumn(FG, simple_index.file_id_of(F.col("_hoodie_file_name")))
-               .withColumn(OP, F.lit(OLD))
-               .join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
-               .drop("_hoodie_file_name"))
-        return tagged.unionByName(old, allowMissingColumns=True)
+        """Copy-on-write rewrites every group it touches; merge-on-read only the small files taking inserts -
+        none when inserts go to log files."""
+        rewritten = None
+        if self.props is not None and self._has_commits() and not self._inserts_to_logs():
+            rewritten = F.lit(True) if self.cfg.table_type == "COPY_ON_WRITE" else F.col(OP) == INSERT
+        return placement.with_old_rows(self.spark, self.path, tagged, slices, rewritten)
 
     def _write_partition_metadata(self, instant: str, partitions: set[str]) -> None:
         for p in partitions:

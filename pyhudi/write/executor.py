@@ -45,6 +45,7 @@ class WriteTask:
     log_block_format: str
     compression: str
     sort_by: tuple[str, ...] = ()  # clustering: columns each new base file's records are sorted by
+    inserts_to_logs: bool = False  # merge-on-read, an index that finds keys in log files: inserts join logs
 
 
 def _write_token() -> str:
@@ -76,7 +77,8 @@ def write_group(table: pa.Table, task: WriteTask) -> pa.Table:
     if table.num_rows == 0:
         return STATS_SCHEMA.empty_table()
     ops = set(table.column(OP).unique().to_pylist())
-    if task.table_type == "MERGE_ON_READ" and ops <= {UPDATE, DELETE}:
+    if task.table_type == "MERGE_ON_READ" and (ops <= {UPDATE, DELETE} or (
+            task.inserts_to_logs and OLD not in ops and table.column(BASE)[0].as_py())):
         return _write_log(table, task)
     return _write_base(table, task)
 
@@ -217,7 +219,8 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     return _stats(WriteStat(
         partition=partition, file_id=fg, path=rel, prev_commit=task.instant, num_writes=upserts.num_rows,
         num_update_writes=upserts.num_rows, num_deletes=deletes.num_rows, file_size=len(data), min_key=lo,
-        max_key=hi, is_log=True, base_file=table.column(BASE)[0].as_py() or "", column_stats=col_stats))
+        max_key=hi, is_log=True, base_file=table.column(BASE)[0].as_py() or "", column_stats=col_stats,
+        num_inserts=pc.sum(pc.equal(table.column(OP), INSERT)).as_py() or 0))
 
 
 def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str) -> pa.Table:

@@ -14,10 +14,10 @@ from pyspark.sql import functions as F
 from pyhudi.metadata import MetadataWriter, contents
 from pyhudi.metadata import record_index as ri
 from pyhudi.metadata.keys import RECORD_INDEX, file_group_id
-from pyhudi.spark.session import java_function
 from pyhudi.storage import Storage
 from pyhudi.table import file_names
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
+from pyhudi.write.jvm_functions import java_function
 from pyhudi.write.simple_index import READ_OPTIONS, file_id_of
 
 log = logging.getLogger(__name__)
@@ -49,6 +49,27 @@ def deletions(rows: DataFrame) -> DataFrame:
     """(KEY, PART, LOC, DELETED) removing the keys of `rows` (records with FG)."""
     return rows.select(F.col("_hoodie_record_key").alias(KEY), F.col("_hoodie_partition_path").alias(PART),
                        F.col(FG).alias(LOC), F.lit(True).alias(DELETED))
+
+
+def key_changes(spark: SparkSession, table_uri: str, tagged: DataFrame | None, replaced: dict[str, list[str]],
+                upserts_known: bool = True) -> DataFrame | None:
+    """What a write changes in the record index: its tagged rows' `changes`, and the deletion of the keys of
+    the file groups it replaces; None when nothing."""
+    parts = [changes(tagged, upserts_known)] if tagged is not None else []
+    if replaced:
+        parts.append(replaced_keys(spark, table_uri, replaced))
+    return None if not parts else parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
+
+
+def replaced_keys(spark: SparkSession, table_uri: str, replaced: dict[str, list[str]]) -> DataFrame:
+    """The keys of the file groups a replacecommit replaces, as deletions (a key the same commit writes
+    again is placed anew instead: the log writer drops its deletion)."""
+    ids = sorted({fid for fids in replaced.values() for fid in fids})
+    rows = (spark.read.format("hudi-meta").options(**READ_OPTIONS).load(table_uri)
+            .filter(F.col("_hoodie_partition_path").isin(sorted(replaced)))
+            .withColumn(FG, file_id_of(F.col("_hoodie_file_name")))
+            .filter(F.col(FG).isin(ids)))
+    return deletions(rows)
 
 
 def placed(rows: DataFrame) -> DataFrame:

@@ -206,3 +206,52 @@ def test_record_index_tags_writes_globally(spark, tmp_path, monkeypatch):
     got = {r["id"] for r in spark.read.format("hudi-meta").load(path).collect()}
     assert "k0004" not in got and "k0007" not in got and len(got) == 18
     _assert_index_right(spark, path)
+
+
+def test_merge_on_read_inserts_join_log_files_under_the_record_index(spark, tmp_path):
+    """The record index finds keys in log files, so merge-on-read inserts into small file groups go to
+    their log files (Hudi's canIndexLogFiles): no base file is rewritten; compaction folds them in."""
+    path = str(tmp_path / "logs")
+    t = HudiTable(spark, path, {**OPTS, "hoodie.index.type": "RECORD_INDEX", "hoodie.compact.inline": "false",
+                                "hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+    t.insert(_rows(spark, range(20), 1))
+    def data_files(pattern):
+        return sorted(p.name for p in Path(path).rglob(pattern) if ".hoodie" not in p.parts)
+    bases = data_files("*.parquet")
+    t.upsert(_rows(spark, range(15, 25), 2))  # 5 updates, 5 new keys
+    assert data_files("*.parquet") == bases
+    assert len(data_files("*.log.*")) == 2  # one per partition's file group
+    got = {r["id"]: r["ts"] for r in spark.read.format("hudi-meta").load(path).collect()}
+    assert len(got) == 25 and got["k0024"] == 2 and got["k0000"] == 1
+    _assert_index_right(spark, path)
+    assert t.compact()
+    _assert_index_right(spark, path)
+    assert {r["id"]: r["ts"] for r in spark.read.format("hudi-meta").load(path).collect()} == got
+
+
+def test_point_query_on_our_table_reads_only_the_keys_file_group(spark, tmp_path):
+    """With every data file of the other file groups moved away, a query for one key still returns its
+    row: planning read only the file group the record index named."""
+    from pyspark.sql import functions as F
+
+    path = str(tmp_path / "point")
+    t = HudiTable(spark, path, {**OPTS, "hoodie.parquet.small.file.limit": "0"})
+    for start in range(0, 40, 10):  # four file groups a partition
+        t.insert(_rows(spark, range(start, start + 10), 1))
+    partition, file_id = _index(spark, path)["k0013"]
+    away = tmp_path / "away"
+    away.mkdir()
+    moved = 0
+    for f in Path(path).rglob("*"):
+        if f.is_file() and ".hoodie" not in f.parts and (f.suffix == ".parquet" or ".log." in f.name) \
+                and not f.name.startswith(file_id) and not f.name.startswith("." + file_id):
+            f.rename(away / f.name)
+            moved += 1
+    assert moved >= 7
+    df = spark.read.format("hudi-meta").load(path).filter(F.col("id") == "k0013")
+    rows = df.collect()
+    assert [(r["id"], r["region"], r["v"]) for r in rows] == [("k0013", partition, 13)]
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    assert "record_index: 1 key -> 1 file group" in plan
+    with pytest.raises(Exception):  # a read that needs the other files fails: they really are gone
+        spark.read.format("hudi-meta").load(path).filter(F.col("id") == "k0014").collect()
