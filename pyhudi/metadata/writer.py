@@ -255,6 +255,9 @@ class MetadataWriter:
         Returns the instant."""
         if not self.exists() or FILES not in self.partitions():
             raise MetadataTableError(f"{self.base_path} has no metadata table; initialize() it first")
+        # writes the MDT misses are applied first: later catch-ups take every write completed before the
+        # newest initialisation instant as covered by it
+        self.catch_up()
         tl = self.mdt_timeline()
         instant = next_init_instant(i.requested_time for i in tl.instant_files())
         init_mod.write_partition(self, tl, part, instant, count, lambda pdir: write_bases(instant, pdir))
