@@ -197,6 +197,10 @@ RECORD_INDEX_ENABLE = _define("hoodie.metadata.record.index.enable", False, bool
                               "record_index partition of the metadata table: record key -> file group, kept by "
                               "every write and service; built from the table's records by the first write "
                               "that enables it. Writes that leave it off drop it (Apache Hudi does the same).")
+METADATA_INDEX_ASYNC = _define("hoodie.metadata.index.async", False, boolean,
+                               "Leave building index partitions (record_index) to the indexing action "
+                               "(pyhudi index create) instead of the first write that enables them; writers "
+                               "keep them once built.")
 RECORD_INDEX_MIN_FILE_GROUPS = _define("hoodie.metadata.record.index.min.filegroup.count", 10,
                                        number(1, "a number of file groups, at least 1"),
                                        "Fewest file groups of the record index when it is built.")

@@ -421,8 +421,8 @@ class Writer:
         if self._key_changes is None or RECORD_INDEX not in mdt.maintained:
             return None
         if RECORD_INDEX not in mdt.partitions():
-            if RECORD_INDEX in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):
-                return None  # an indexing action builds it; its hand-over applies this write
+            if self.cfg.index_async or RECORD_INDEX in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):
+                return None  # the indexing action builds it; its hand-over applies this write
             record_index.build(self.spark, self.path, mdt, self.cfg.record_index_sizing)
         return record_index.log_writer(self.spark, self.path, self._key_changes, mdt.compression)
 

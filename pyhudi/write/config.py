@@ -53,6 +53,7 @@ class WriteConfig:
     bucket_hash_fields: list[str] = field(default_factory=list)  # record key fields hashed to a bucket
     record_index_sizing: Sizing = Sizing()
     update_partition_path: bool = False  # RECORD_INDEX: a record whose partition changed moves there
+    index_async: bool = False  # index partitions are built by the indexing action, not by a write
 
     @property
     def complex_key(self) -> bool:
@@ -120,6 +121,7 @@ class WriteConfig:
                                        o.RECORD_INDEX_MAX_FILE_GROUP_SIZE.get(merged),
                                        o.RECORD_INDEX_GROWTH_FACTOR.get(merged)),
             update_partition_path=o.RECORD_INDEX_UPDATE_PARTITION_PATH.get(merged),
+            index_async=o.METADATA_INDEX_ASYNC.get(merged),
         )
 
 
