@@ -1,14 +1,15 @@
 """A table-service process for the crash harness: runs one service on a table, with PYHUDI_CRASH_AT set
 so that it kills itself at that step.
 
-python integration/service_crasher.py TABLE_PATH SERVICE [SAVEPOINT]   (compaction, clustering, clean,
-                                                                        restore SAVEPOINT)
+python integration/service_crasher.py TABLE_PATH SERVICE [SAVEPOINT]   (compaction, logcompaction, clustering,
+                                                                        clean, restore SAVEPOINT)
 """
 import sys
 
 from pyhudi import spark_session
 
-SERVICES = ("compaction", "clustering", "clean", "restore")
+SERVICES = ("compaction", "logcompaction", "clustering", "clean", "restore")
+LOG_COMPACTION = {"hoodie.log.compaction.blocks.threshold": "2"}  # the prepared table's slices have 2 blocks
 
 
 def main() -> None:
@@ -26,6 +27,9 @@ def main() -> None:
     if service == "compaction":
         from pyhudi.services import compaction
         compaction.compact(spark, path)
+    elif service == "logcompaction":
+        from pyhudi.services import log_compaction
+        log_compaction.log_compact(spark, path, LOG_COMPACTION)
     elif service == "clustering":
         from pyhudi.services import clustering
         clustering.cluster(spark, path, {"hoodie.clustering.plan.strategy.sort.columns": "val"})

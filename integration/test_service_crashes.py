@@ -1,6 +1,6 @@
 """A table service killed with SIGKILL at each of its steps (plan written, inflight, files written,
-metadata committed, before complete): readers see the old or the new state (compaction, clustering and
-cleaning never change the rows), the next run rolls back or resumes and completes, and no file of a dead
+metadata committed, before complete): readers see the old or the new state (compaction, log compaction,
+clustering and cleaning never change the rows), the next run rolls back or resumes and completes, and no file of a dead
 attempt is left. A restore killed at each step is resumed by the next restore to the same savepoint."""
 import os
 import shutil
@@ -19,6 +19,7 @@ from pyhudi.write.hudi_table import HudiTable
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scenario import SCHEMA, options, rows  # noqa: E402
+from service_crasher import LOG_COMPACTION  # noqa: E402
 from test_crash import _orphans, _state  # noqa: E402
 
 STEPS = ("after_requested", "after_inflight", "after_files", "after_metadata", "before_complete")
@@ -49,6 +50,9 @@ def _finish(spark, path, service):
     if service == "compaction":
         from pyhudi.services import compaction
         return compaction.compact(spark, path)
+    if service == "logcompaction":
+        from pyhudi.services import log_compaction
+        return log_compaction.log_compact(spark, path, LOG_COMPACTION)
     if service == "clustering":
         from pyhudi.services import clustering
         return clustering.cluster(spark, path, {"hoodie.clustering.plan.strategy.sort.columns": "val"})
@@ -56,8 +60,8 @@ def _finish(spark, path, service):
     return clean.clean(path, {"hoodie.cleaner.commits.retained": "1"})
 
 
-@pytest.mark.parametrize("service,table_type", [("compaction", "MERGE_ON_READ"), ("clustering", "COPY_ON_WRITE"),
-                                                ("clean", "COPY_ON_WRITE")])
+@pytest.mark.parametrize("service,table_type", [("compaction", "MERGE_ON_READ"), ("logcompaction", "MERGE_ON_READ"),
+                                                ("clustering", "COPY_ON_WRITE"), ("clean", "COPY_ON_WRITE")])
 def test_sigkill_at_every_service_step(spark, tmp_path, service, table_type):
     prepared = _prepared(spark, tmp_path, table_type, {})
     expected = _state(spark, prepared)

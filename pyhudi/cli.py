@@ -180,6 +180,13 @@ def cmd_compact(args, console: Console) -> int:
                         "compact: no pending plan and no file slice with log files")
 
 
+def cmd_log_compact(args, console: Console) -> int:
+    from pyhudi.services import log_compaction
+    return _run_planned(args, console, "logcompaction", log_compaction.log_compact,
+                        "log-compact: no pending plan and no file slice with enough log blocks "
+                        "(hoodie.log.compaction.blocks.threshold)")
+
+
 def cmd_clean(args, console: Console) -> int:
     from pyhudi.config import options as o
     from pyhudi.services import clean
@@ -394,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
     # compaction
     _planned_service(sub, "compact", "compaction", cmd_compact, "hoodie.compaction.strategy=...",
                      "compact a merge-on-read table: run pending plans, or schedule one and run it")
+    # log compaction
+    _planned_service(sub, "log-compact", "logcompaction", cmd_log_compact, "hoodie.log.compaction.blocks.threshold=5",
+                     "merge the log blocks of each file slice of a merge-on-read table into one log file")
     # clean
     cl = sub.add_parser("clean", help="delete file versions no reader needs any more (Apache Hudi's cleaner policies)")
     cl.add_argument("path", help="table base path (local path or URI)")

@@ -283,6 +283,13 @@ COMPACTION_LOG_NUM_THRESHOLD = _define("hoodie.compaction.logfile.num.threshold"
                                        number(0, "a number of log files"),
                                        "Slices with fewer log files are left out of a plan (number strategy).")
 
+LOG_COMPACT_INLINE = _define("hoodie.log.compaction.inline", False, boolean,
+                             "Schedule and run a log compaction after a write: the log blocks of each file slice "
+                             "with enough of them are merged into one new log file (base files untouched).")
+LOG_COMPACTION_BLOCKS_THRESHOLD = _define("hoodie.log.compaction.blocks.threshold", 5,
+                                          number(1, "a number of log blocks, at least 1"),
+                                          "Slices with fewer log blocks are left out of a log compaction plan.")
+
 # ---- cleaning --------------------------------------------------------------------------------
 
 CLEAN_AUTOMATIC = _define("hoodie.clean.automatic", True, boolean, "Clean after every write.")

@@ -38,12 +38,14 @@ from pyhudi.table.timeline import INFLIGHT, Instant, parse_instant_time
 from pyhudi.table.write_stat import by_partition
 from pyhudi.write import simple_index, view
 from pyhudi.write.client import write_groups
-from pyhudi.write.executor import BASE, FG, OLD, OP, WriteTask
+from pyhudi.write.executor import BASE, DELETE, FG, OLD, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import current_schema
 
 log = logging.getLogger(__name__)
 
 MB = 1024 * 1024
+COMPACTION, LOG_COMPACTION = "compaction", "logcompaction"
+COMMANDS = {COMPACTION: "compact", LOG_COMPACTION: "log-compact"}  # the CLI's
 STRATEGY_PREFIX = "org.apache.hudi.table.action.compact.strategy."
 BY_LOG_SIZE, BY_LOG_COUNT, UNBOUNDED = (STRATEGY_PREFIX + n for n in (
     "LogFileSizeBasedCompactionStrategy", "LogFileNumBasedCompactionStrategy", "UnBoundedCompactionStrategy"))
@@ -54,7 +56,7 @@ class CompactionError(HudiError, ValueError):
 
 
 @dataclass(frozen=True)
-class _Candidate:
+class Candidate:
     slice: FileSlice
     log_bytes: int
 
@@ -73,22 +75,23 @@ class _Candidate:
 
 # ---- scheduling --------------------------------------------------------------------------------
 
-def pending_compactions(table: ServiceTable) -> list[Instant]:
-    return [i for i in table.timeline.pending() if i.action == "compaction"]
+def pending_compactions(table: ServiceTable, action: str = COMPACTION) -> list[Instant]:
+    return [i for i in table.timeline.pending() if i.action == action]
 
 
 def plan_of(table: ServiceTable, instant: Instant) -> dict:
     return requested_plan(table.timeline, instant)
 
 
-def _log_sizes(table: ServiceTable, slices: list[FileSlice]) -> dict[str, int]:
-    """partition/name -> bytes of every log file of `slices`, in one batch of file-info calls."""
+def candidates(table: ServiceTable, slices: list[FileSlice]) -> list[Candidate]:
+    """`slices` with the bytes of their log files, from one batch of file-info calls."""
     paths = [posixpath.join(table.base, s.partition, n) for s in slices for n in s.logs]
     infos = table.storage.fs.get_file_info(paths) if paths else []
-    return {posixpath.relpath(i.path, table.base): i.size or 0 for i in infos}
+    sizes = {posixpath.relpath(i.path, table.base): i.size or 0 for i in infos}
+    return [Candidate(s, sum(sizes.get(posixpath.join(s.partition, n), 0) for n in s.logs)) for s in slices]
 
 
-def _select(candidates: list[_Candidate], options: Mapping[str, str]) -> list[_Candidate]:
+def _select(candidates: list[Candidate], options: Mapping[str, str]) -> list[Candidate]:
     """The slices a plan takes, in the strategy's order, within hoodie.compaction.target.io."""
     strategy = o.COMPACTION_STRATEGY.get(options)
     if strategy == UNBOUNDED:
@@ -114,13 +117,11 @@ def schedule(spark: SparkSession, path: str, options: Mapping[str, str] | None =
     """Writes a compaction plan over the latest file slices that have log files (outside pending
     compaction and clustering plans); None when no slice needs compacting."""
     options = dict(options or {})
-    table = _mor_table(path)
+    table = mor_table(path)
     busy = held_file_groups(table.timeline)
     slices = [s for s in view.latest_file_slices(spark, path, None, options)
               if s.logs and (s.partition, s.file_id) not in busy]
-    sizes = _log_sizes(table, slices)
-    candidates = [_Candidate(s, sum(sizes.get(posixpath.join(s.partition, n), 0) for n in s.logs)) for s in slices]
-    chosen = _select(candidates, options)
+    chosen = _select(candidates(table, slices), options)
     if not chosen:
         return None
     max_file = o.MAX_FILE_SIZE.get(options)
@@ -132,7 +133,7 @@ def schedule(spark: SparkSession, path: str, options: Mapping[str, str] | None =
     return requested
 
 
-def _mor_table(path: str) -> ServiceTable:
+def mor_table(path: str) -> ServiceTable:
     table = ServiceTable.open(path)
     if not table.is_merge_on_read:
         raise CompactionError(f"{path} is a {table.props.get(properties.TYPE)} table; compaction merges the "
@@ -143,45 +144,55 @@ def _mor_table(path: str) -> ServiceTable:
 # ---- execution ---------------------------------------------------------------------------------
 
 def execute(spark: SparkSession, path: str, instant: str, options: Mapping[str, str] | None = None,
-            progress: Progress = no_progress) -> Instant:
+            progress: Progress = no_progress, action: str = COMPACTION) -> Instant:
     """Runs the pending compaction `instant`: rolls back a previous attempt that died, then writes every
-    planned slice's merged records as its new base file and completes the instant as a commit."""
+    planned slice's merged records as its new base file and completes the instant as a commit. With
+    `action` "logcompaction", each slice's log records are merged into one new log file of the slice and the
+    instant completes as a deltacommit (pyhudi.services.log_compaction)."""
     options = dict(options or {})
-    table = _mor_table(path)
-    pending = {i.requested_time: i for i in pending_compactions(table)}
+    table = mor_table(path)
+    pending = {i.requested_time: i for i in pending_compactions(table, action)}
     if instant not in pending:
-        raise CompactionError(f"{instant} is not a pending compaction of {path}; pending: "
-                              f"{', '.join(pending) or 'none'} (schedule one with pyhudi compact --schedule)")
+        raise CompactionError(f"{instant} is not a pending {action} of {path}; pending: {', '.join(pending) or 'none'}"
+                              f" (schedule one with pyhudi {COMMANDS[action]} --schedule)")
     if pending[instant].state == INFLIGHT:
         roll_back_attempt(table, pending[instant])
     plan = plan_of(table, pending[instant])
     ops = plan["operations"] or []
-    inflight = table.timeline.transition_to_inflight(Instant(instant, "compaction", "requested"))
+    inflight = table.timeline.transition_to_inflight(Instant(instant, action, "requested"))
     crash_point("after_inflight")
-    progress(f"compacting {len(ops)} file slices of {instant}")
+    progress(f"{action}: merging {len(ops)} file slices of {instant}")
     schema = current_schema(table.storage, table.base, table.props)
-    stats = _write_slices(spark, table, instant, ops, schema, options)
+    stats = _write_slices(spark, table, Instant(instant, action, INFLIGHT), ops, schema, options)
     crash_point("after_files")
     commit_schema = avro_schema.to_json(avro_schema.to_writer_style(schema))
-    meta = im.commit_metadata(by_partition(stats), "COMPACT", commit_schema, compacted=True)
+    operation = "COMPACT" if action == COMPACTION else "LOG_COMPACT"
+    meta = im.commit_metadata(by_partition(stats), operation, commit_schema, compacted=True)
     done = commit(table, inflight, im.COMMIT, meta, write_stats=stats, schema=commit_schema)
     table.storage.delete(posixpath.join(table.base, ".hoodie", ".temp", instant))
-    progress(f"compaction {instant} completed: {len(stats)} base files written")
+    progress(f"{action} {instant} completed: {len(stats)} files written")
     return done
 
 
-def _write_slices(spark: SparkSession, table: ServiceTable, instant: str, ops: list[dict], schema: dict,
+def _write_slices(spark: SparkSession, table: ServiceTable, instant: Instant, ops: list[dict], schema: dict,
                   options: Mapping[str, str]) -> list:
     """The merged records of the planned slices (read through the connector), one new base file per
-    file group; a group whose records are all deleted gets none (its slice stays, reading as empty)."""
+    file group; a group whose records are all deleted gets none (its slice stays, reading as empty).
+    A log compaction's: each slice's log records and deletes, one new log file per file group."""
     rows = (spark.read.format("hudi-meta").options(**simple_index.READ_OPTIONS)
-            .option("hudi-meta.compaction.instant", instant).load(table.uri))
+            .option(f"hudi-meta.{instant.action}.instant", instant.requested_time).load(table.uri))
     bases = spark.createDataFrame([(op["fileId"], op.get("dataFilePath")) for op in ops] or [("", None)],
                                   f"{FG}_b string, {BASE} string")
-    work = (rows.withColumn(FG, simple_index.file_id_of(F.col("_hoodie_file_name"))).withColumn(OP, F.lit(OLD))
-            .join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b"))
+    if instant.action == COMPACTION:
+        rows = rows.withColumn(FG, simple_index.file_id_of(F.col("_hoodie_file_name"))).withColumn(OP, F.lit(OLD))
+    else:  # the columns the connector's log compaction read adds (LogCompactionReader)
+        rows = (rows.withColumnRenamed("_hudi_file_id", FG)
+                .withColumn(OP, F.when(F.col("_hudi_deleted"), F.lit(DELETE)).otherwise(F.lit(UPDATE)))
+                .drop("_hudi_deleted"))
+    work = rows.join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
     writer_schema = avro_schema.to_json(avro_schema.with_meta_fields(avro_schema.to_writer_style(schema)))
-    task = WriteTask(table.uri, instant, writer_schema, "MERGE_ON_READ", None, False,
+    ordering = table.props.get(properties.PRECOMBINE_FIELD) or table.props.get(properties.ORDERING_FIELDS)
+    task = WriteTask(table.uri, instant.requested_time, writer_schema, "MERGE_ON_READ", ordering, False,
                      o.LOG_BLOCK_FORMAT.get(options), o.COMPRESSION.get(options))
     tasks = o.UPSERT_PARALLELISM.get(options) or 2 * spark.sparkContext.defaultParallelism
     return write_groups(work, task, tasks)
@@ -196,7 +207,7 @@ def compact(spark: SparkSession, path: str, options: Mapping[str, str] | None = 
     is pending - schedules one and runs it; `schedule_only` stops after scheduling. Returns the instant
     times compacted (or scheduled)."""
     options = checked(options)
-    return run_planned(pending_compactions(_mor_table(path)), instant, schedule_only,
+    return run_planned(pending_compactions(mor_table(path)), instant, schedule_only,
                        lambda: schedule(spark, path, options), lambda t: execute(spark, path, t, options, progress))
 
 

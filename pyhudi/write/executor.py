@@ -12,13 +12,16 @@ from pyhudi import log as lf
 from pyhudi import metadata
 from pyhudi.avro import schema as avro_schema
 from pyhudi.basefile import parquet as base_file
+from pyhudi.log.ordering import ordering_type_for_avro
 from pyhudi.storage import Storage
 from pyhudi.table.file_names import BaseFileName, LogFileName
 from pyhudi.table.write_stat import WriteStat
 
 FG, OP, BASE, SORT = "_hudi_fg", "_hudi_op", "_hudi_base", "_hudi_sort"
+# a log compaction's rows: the instants it merged (the connector's LogCompactionReader fills it)
+COMPACTED = "_hudi_compacted"
 INSERT, UPDATE, DELETE, OLD = "I", "U", "D", "O"
-HELPER_COLUMNS = (FG, OP, BASE, SORT)
+HELPER_COLUMNS = (FG, OP, BASE, SORT, COMPACTED)
 META = avro_schema.META_FIELDS
 
 # a WriteStat per written file (WriteStat.from_row), as Arrow gives it back to the driver
@@ -195,27 +198,32 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     token = _write_token()
     name = str(LogFileName(fg, task.instant, 1, token))
     attempt = token.rsplit("-", 1)[1]
+    # a log compaction's blocks name the instants whose blocks they replace (Hudi's LogCompactionExecutionHelper)
+    compacted = table.column(COMPACTED)[0].as_py() if COMPACTED in table.column_names else None
+    header = {lf.HeaderKey.COMPACTED_BLOCK_TIMES: compacted} if compacted else None
     # BLOCK_IDENTIFIER "<task attempt>,<block sequence>": readers drop blocks a retried task repeated
     blocks = []
     if upserts.num_rows:
-        rows = _log_rows(upserts, task, partition, fg)
+        rows = _log_rows(upserts, task, partition, fg, preserve=compacted is not None)
         ident = f"{attempt},{len(blocks)}"
         if task.log_block_format == "parquet":
-            blocks.append(lf.parquet_data_block(rows, task.writer_schema, task.instant,
-                                                        compression=task.compression, block_identifier=ident))
+            blocks.append(lf.parquet_data_block(rows, task.writer_schema, task.instant, compression=task.compression,
+                                                block_identifier=ident, extra_header=header))
         else:
-            blocks.append(lf.avro_data_block(rows, task.writer_schema, task.instant, block_identifier=ident))
+            blocks.append(lf.avro_data_block(rows, task.writer_schema, task.instant, block_identifier=ident,
+                                             extra_header=header))
     if deletes.num_rows:
-        recs = [lf.DeleteRecord(k, partition) for k in deletes.column("_hoodie_record_key").to_pylist()]
-        blocks.append(lf.delete_block(recs, task.instant, task.writer_schema,
-                                              block_identifier=f"{attempt},{len(blocks)}"))
+        blocks.append(lf.delete_block(_delete_records(deletes, task, partition, compacted is not None), task.instant,
+                                      task.writer_schema, block_identifier=f"{attempt},{len(blocks)}",
+                                      extra_header=header))
     data = lf.encode_blocks(blocks)
     rel = posixpath.join(partition, name) if partition else name
     _marker(storage, base, task, partition, name, "APPEND")
     storage.write(posixpath.join(base, rel), data)
     keys = table.column("_hoodie_record_key")
     lo, hi = base_file.java_min_max(keys)
-    col_stats = metadata.column_stats_json(_log_rows(upserts, task, partition, fg)) if upserts.num_rows else None
+    col_stats = metadata.column_stats_json(_log_rows(upserts, task, partition, fg, preserve=compacted is not None)
+                                           ) if upserts.num_rows else None
     return _stats(WriteStat(
         partition=partition, file_id=fg, path=rel, prev_commit=task.instant, num_writes=upserts.num_rows,
         num_update_writes=upserts.num_rows, num_deletes=deletes.num_rows, file_size=len(data), min_key=lo,
@@ -223,11 +231,27 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
         num_inserts=pc.sum(pc.equal(table.column(OP), INSERT)).as_py() or 0))
 
 
-def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str) -> pa.Table:
-    """Log records carry the file id in _hoodie_file_name, as Hudi writes them."""
+def _delete_records(deletes: pa.Table, task: WriteTask, partition: str, with_ordering: bool) -> list:
+    """A write's deletes win by log order (Hudi's default ordering value 0); a log compaction keeps the ordering
+    value each delete had."""
+    keys = deletes.column("_hoodie_record_key").to_pylist()
+    if not (with_ordering and task.ordering_field):
+        return [lf.DeleteRecord(k, partition) for k in keys]
+    fields = {f["name"]: f["type"] for f in avro_schema.parse(task.writer_schema)["fields"]}
+    kind = ordering_type_for_avro(fields[task.ordering_field])
+    values = deletes.column(task.ordering_field).to_pylist()
+    return [lf.DeleteRecord(k, partition, 0 if v is None else v, None if v is None else kind)
+            for k, v in zip(keys, values)]
+
+
+def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str, preserve: bool = False) -> pa.Table:
+    """Log records carry the file id in _hoodie_file_name, as Hudi writes them; a log compaction's (`preserve`)
+    keep the commit time and sequence number they were written with."""
     n = upserts.num_rows
-    meta = {"_hoodie_commit_time": pa.array([task.instant] * n, pa.string()),
-            "_hoodie_commit_seqno": pa.array([f"{task.instant}_0_{i}" for i in range(n)], pa.string()),
+    meta = {"_hoodie_commit_time": _strings(upserts, "_hoodie_commit_time") if preserve
+            else pa.array([task.instant] * n, pa.string()),
+            "_hoodie_commit_seqno": _strings(upserts, "_hoodie_commit_seqno") if preserve
+            else pa.array([f"{task.instant}_0_{i}" for i in range(n)], pa.string()),
             "_hoodie_record_key": upserts.column("_hoodie_record_key"),
             "_hoodie_partition_path": pa.array([partition] * n, pa.string()),
             "_hoodie_file_name": pa.array([fg] * n, pa.string())}

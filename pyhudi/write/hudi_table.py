@@ -54,6 +54,14 @@ class HudiTable:
         return compaction.compact(self.spark, self.path, {**self.options, **(options or {})}, instant=instant,
                                   schedule_only=schedule_only)
 
+    # log compaction
+    def log_compact(self, instant: str | None = None, schedule_only: bool = False, options=None) -> list[str]:
+        """Runs pending log compactions (or `instant`), scheduling one when none is pending; returns their
+        instant times (pyhudi.services.log_compaction)."""
+        from pyhudi.services import log_compaction
+        return log_compaction.log_compact(self.spark, self.path, {**self.options, **(options or {})},
+                                          instant=instant, schedule_only=schedule_only)
+
     # clean
     def clean(self, options=None) -> str | None:
         """Deletes the file versions no reader needs any more, by hoodie.cleaner.policy; returns the clean's

@@ -36,6 +36,7 @@ final class HudiReaderFactory implements PartitionReaderFactory {
   private final Set<String> visibleInstants;
   private final RowFilter rowFilter;
   private final boolean columnar;
+  private final boolean logCompaction;
 
   HudiReaderFactory(
     Broadcast<SerializableConfiguration> requiredConf,
@@ -48,7 +49,8 @@ final class HudiReaderFactory implements PartitionReaderFactory {
     Set<String> visibleInstants,
     RowFilter rowFilter,
     boolean anyLogs,
-    Set<String> drifted
+    Set<String> drifted,
+    boolean logCompaction
   ) {
     SQLConf sqlConf = SQLConf.get();
     ParquetOptions options = new ParquetOptions(scala.collection.immutable.Map$.MODULE$.empty(), sqlConf);
@@ -82,6 +84,7 @@ final class HudiReaderFactory implements PartitionReaderFactory {
     this.spec = spec;
     this.visibleInstants = visibleInstants;
     this.rowFilter = rowFilter;
+    this.logCompaction = logCompaction;
     this.columnar = !anyLogs && rowFilter.keepsAll() && drifted.stream().noneMatch(c -> hasField(required, c));
   }
 
@@ -101,6 +104,16 @@ final class HudiReaderFactory implements PartitionReaderFactory {
     SliceSplit split = (SliceSplit) partition;
     if (!split.hasLogs() && rowFilter.keepsAll()) {
       return split.baseFile == null ? empty() : baseRows(split, required, requiredReader, requiredConf);
+    }
+    if (logCompaction) {
+      LogScanner.Result logs = LogScanner.scanWithInstants(
+        mergeConf.value().value(),
+        split.logFiles,
+        mergeSchema,
+        spec,
+        visibleInstants
+      );
+      return new LogCompactionReader(logs, split, required, mergeSchema, spec);
     }
     LogRecordBuffer logs = LogScanner.scan(
       mergeConf.value().value(),

@@ -101,13 +101,15 @@ final class HudiScan implements Scan, Batch {
       snapshot.visibleInstants(),
       rowFilter,
       anyLogs,
-      snapshot.driftedColumns()
+      snapshot.driftedColumns(),
+      snapshot.readsLogCompaction()
     );
   }
 
   /** The requested columns, then whatever merging needs that was not requested. */
   private StructType mergeSchema() {
-    List<StructField> fields = new ArrayList<>(List.of(required.fields()));
+    StructType read = snapshot.readsLogCompaction() ? LogCompactionReader.withoutAddedColumns(required) : required;
+    List<StructField> fields = new ArrayList<>(List.of(read.fields()));
     List<String> extra = new ArrayList<>();
     extra.add(snapshot.recordKeyColumn());
     if (snapshot.orderingField() != null) {

@@ -103,6 +103,25 @@ final class LogRecordBuffer {
       .iterator();
   }
 
+  /** Receives every key's surviving version: a record's row, or a deleted key with its ordering value. */
+  interface Sink {
+    void record(InternalRow row);
+
+    void delete(String key, Object ordering);
+  }
+
+  /** Every key's surviving version in log order, deletes included (what a log compaction writes). */
+  void drainTo(Sink sink) {
+    entries.forEach((key, e) -> {
+      if (e.isDelete()) {
+        sink.delete(key, e.ordering);
+      } else {
+        sink.record(e.row);
+      }
+    });
+    entries.clear();
+  }
+
   private static boolean isDefault(Object v) {
     return v instanceof Number && ((Number) v).doubleValue() == 0.0;
   }

@@ -1,13 +1,17 @@
 package io.hudimeta.spark;
 
 import io.hudimeta.log.DeleteRecord;
+import io.hudimeta.log.HeaderKey;
 import io.hudimeta.log.LogBlock;
 import io.hudimeta.log.LogFileReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -15,19 +19,61 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Reads a file slice's log files into a {@link LogRecordBuffer}. Blocks of instants that are not
- * visible (inflight, failed, after the query instant) are skipped, and a rollback command block
- * drops the earlier blocks of the instant it rolls back.
+ * Reads a file slice's log files into a {@link LogRecordBuffer}, as Apache Hudi's log record scanner
+ * does (its optimized scan, which hudi-rs follows too). Blocks of instants that are not visible (inflight,
+ * failed, after the query instant) are skipped, and a rollback command block drops the blocks of the
+ * instant it rolls back. A log compaction's blocks (header COMPACTED_BLOCK_TIMES) stand for the instants
+ * they list: those instants' own blocks are skipped and the compacted ones are merged where the newest of
+ * them was, so a write that landed between the compacted instants and the log compaction still wins.
  */
 final class LogScanner {
 
   private LogScanner() {}
+
+  /** What a scan merged, and Hudi's "valid block instants": the instants whose blocks went in, newest first. */
+  static final class Result {
+
+    final LogRecordBuffer buffer;
+    final List<String> validInstants;
+
+    private Result(LogRecordBuffer buffer, List<String> validInstants) {
+      this.buffer = buffer;
+      this.validInstants = validInstants;
+    }
+  }
 
   static LogRecordBuffer scan(
     Configuration conf,
     String[] logFiles,
     StructType mergeSchema,
     MergeSpec spec,
+    Set<String> visibleInstants
+  ) {
+    return scanWithInstants(conf, logFiles, mergeSchema, spec, visibleInstants).buffer;
+  }
+
+  static Result scanWithInstants(
+    Configuration conf,
+    String[] logFiles,
+    StructType mergeSchema,
+    MergeSpec spec,
+    Set<String> visibleInstants
+  ) {
+    Map<String, List<LogBlock>> byInstant = visibleBlocks(conf, logFiles, visibleInstants);
+    List<String> order = mergeOrder(byInstant);
+    LogRecordBuffer buffer = new LogRecordBuffer(spec);
+    for (int i = order.size() - 1; i >= 0; i--) {
+      for (LogBlock b : byInstant.get(order.get(i))) {
+        apply(b, buffer, mergeSchema, spec);
+      }
+    }
+    return new Result(buffer, order);
+  }
+
+  /** The visible blocks, by instant in order of first appearance; rolled-back instants left out. */
+  private static Map<String, List<LogBlock>> visibleBlocks(
+    Configuration conf,
+    String[] logFiles,
     Set<String> visibleInstants
   ) {
     List<LogBlock> blocks = new ArrayList<>();
@@ -40,15 +86,39 @@ final class LogScanner {
         rolledBack.add(b.rollbackTargetInstant());
       }
     }
-    LogRecordBuffer buffer = new LogRecordBuffer(spec);
+    Map<String, List<LogBlock>> byInstant = new LinkedHashMap<>();
     for (LogBlock b : blocks) {
       String instant = b.instantTime();
       if (b.isRollback() || rolledBack.contains(instant) || !visibleInstants.contains(instant)) {
         continue;
       }
-      apply(b, buffer, mergeSchema, spec);
+      byInstant.computeIfAbsent(instant, t -> new ArrayList<>()).add(b);
     }
-    return buffer;
+    return byInstant;
+  }
+
+  /**
+   * The instants whose blocks are merged, newest first. Walking from the newest instant back, a log
+   * compaction maps the instants it lists to itself (or to the later log compaction that took it in), and
+   * its blocks are merged at the place of the newest instant it replaced.
+   */
+  private static List<String> mergeOrder(Map<String, List<LogBlock>> byInstant) {
+    List<String> instants = new ArrayList<>(byInstant.keySet());
+    Map<String, String> compactedInto = new HashMap<>();
+    List<String> order = new ArrayList<>();
+    for (int i = instants.size() - 1; i >= 0; i--) {
+      String instant = instants.get(i);
+      String replaced = byInstant.get(instant).get(0).header(HeaderKey.COMPACTED_BLOCK_TIMES);
+      String target = compactedInto.getOrDefault(instant, instant);
+      if (replaced != null) {
+        for (String t : replaced.split(",")) {
+          compactedInto.put(t.trim(), target);
+        }
+      } else if (!order.contains(target)) {
+        order.add(target);
+      }
+    }
+    return order;
   }
 
   private static List<LogBlock> read(Configuration conf, String file) {

@@ -38,6 +38,12 @@ final class ReadOptions implements Serializable {
   /** hudi-meta's own: read exactly the input file slices of the pending clustering plan of this instant. */
   static final String CLUSTERING_INSTANT = "hudi-meta.clustering.instant";
   /**
+   * hudi-meta's own: read the log files of the file slices the pending log compaction plan of this instant names,
+   * merged without their base files, deletes included (what pyhudi's log compaction writes as one log file per
+   * slice); rows carry {@link LogCompactionReader#DELETED} and {@link LogCompactionReader#COMPACTED}.
+   */
+  static final String LOG_COMPACTION_INSTANT = "hudi-meta.logcompaction.instant";
+  /**
    * hudi-meta's own (Apache Hudi's Spark reader has no such cap): record-index pruning looks up at most this many
    * keys on the driver; a query pinning more record keys is planned without it.
    */
@@ -64,6 +70,7 @@ final class ReadOptions implements Serializable {
   final boolean checkListedFiles;
   final String compactionInstant;
   final String clusteringInstant;
+  final String logCompactionInstant;
   final int recordIndexMaxKeys;
   final Map<String, String> viewOptions = new HashMap<>();
 
@@ -82,14 +89,19 @@ final class ReadOptions implements Serializable {
     clusteringInstant = o.containsKey(CLUSTERING_INSTANT)
       ? Instants.normalize(o.get(CLUSTERING_INSTANT), CLUSTERING_INSTANT)
       : null;
+    logCompactionInstant = o.containsKey(LOG_COMPACTION_INSTANT)
+      ? Instants.normalize(o.get(LOG_COMPACTION_INSTANT), LOG_COMPACTION_INSTANT)
+      : null;
     recordIndexMaxKeys = count(o, RECORD_INDEX_MAX_KEYS, DEFAULT_RECORD_INDEX_MAX_KEYS);
-    boolean readsPlan = compactionInstant != null || clusteringInstant != null;
+    boolean readsPlan = compactionInstant != null || clusteringInstant != null || logCompactionInstant != null;
     if (readsPlan && (queryType != QueryType.SNAPSHOT || asOfInstant != null)) {
       throw new IllegalArgumentException(
         "hudi-meta: " +
           COMPACTION_INSTANT +
           "/" +
           CLUSTERING_INSTANT +
+          "/" +
+          LOG_COMPACTION_INSTANT +
           " read a plan's slices as a snapshot; " +
           "drop the query type and as.of.instant options"
       );

@@ -19,6 +19,11 @@ final class SliceSplit implements InputPartition {
     this.logFiles = logFiles;
   }
 
+  /** The slice without its base file: what a log compaction merges. */
+  SliceSplit logsOnly() {
+    return new SliceSplit(partitionPath, fileId, null, -1, logFiles);
+  }
+
   boolean hasLogs() {
     return logFiles.length > 0;
   }

@@ -85,7 +85,8 @@ final class TableSnapshot {
       options.path
     );
     this.commitTimeFilter = incrementalCommitTimes();
-    this.schema = tableSchema();
+    StructType table = tableSchema();
+    this.schema = options.logCompactionInstant == null ? table : LogCompactionReader.schema(table);
   }
 
   static TableSnapshot load(ReadOptions options) {
@@ -108,6 +109,11 @@ final class TableSnapshot {
 
   StructType schema() {
     return schema;
+  }
+
+  /** A log compaction's read (hudi-meta.logcompaction.instant): its rows come from a {@link LogCompactionReader}. */
+  boolean readsLogCompaction() {
+    return options.logCompactionInstant != null;
   }
 
   String describe() {
@@ -230,8 +236,9 @@ final class TableSnapshot {
   Set<String> visibleInstants() {
     Visibility v = timeline.visibility(queryInstant);
     Set<String> out = new HashSet<>();
+    String before = options.logCompactionInstant; // a log compaction merges what was written before it
     for (Instant i : timeline.completed()) {
-      if (v.isCommitted(i.requestedTime())) {
+      if (v.isCommitted(i.requestedTime()) && (before == null || i.requestedTime().compareTo(before) < 0)) {
         out.add(i.requestedTime());
       }
     }
@@ -245,6 +252,12 @@ final class TableSnapshot {
     }
     if (options.clusteringInstant != null) {
       return planSplits(options.clusteringInstant, "clustering");
+    }
+    if (options.logCompactionInstant != null) {
+      return planSplits(options.logCompactionInstant, Instant.LOG_COMPACTION)
+        .stream()
+        .map(SliceSplit::logsOnly)
+        .collect(Collectors.toList());
     }
     Set<String> pinned = PartitionPruner.pinned(config, filters);
     // a writer's lookups pin partitions: then no listing of every partition (a walk of storage without MDT)
@@ -317,7 +330,7 @@ final class TableSnapshot {
         ? List.of()
         : clustering
           ? timeline.clusteringPlan(instant)
-          : timeline.compactionPlan(instant);
+          : timeline.compactionPlan(instant, action);
     if (ops.isEmpty()) {
       throw new IllegalArgumentException(
         "hudi-meta: " +
