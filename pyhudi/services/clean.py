@@ -16,7 +16,9 @@ writes count, so a pending or failed write's files are never the cleaner's):
 * file groups replaced by a replacecommit (insert_overwrite, clustering) older than the earliest
   commit to retain (any replacecommit, for KEEP_LATEST_FILE_VERSIONS) go whole.
 Never: the slices a pending compaction needs (its planned slice and later ones), files a pending
-clustering plan reads, savepointed files.
+clustering plan reads, savepointed files. A partition whose every file goes (delete_partition replaced all
+its file groups) goes too: `partitionsToBeDeleted`, its directory deleted, the metadata table's partition
+list dropping it - unless a write is pending.
 
 Which partitions are looked at: all (KEEP_LATEST_FILE_VERSIONS, hoodie.cleaner.incremental.mode=false,
 the first clean); else only those written by the commits between the last clean's earliest commit to
@@ -296,6 +298,10 @@ def plan(table: ServiceTable, options: Mapping[str, str], progress: Progress = n
               if names}
     if not doomed:
         return None
+    # a partition whose every file goes (every file group replaced, as by delete_partition) goes itself, as
+    # Hudi's CleanPlanner decides - never while a write is pending, which could be writing into it
+    writing = any(i.action in PENDING_WRITES for i in table.timeline.pending())
+    emptied = [] if writing or not partitioned else sorted(p for p, ns in doomed.items() if set(ns) >= set(listing[p]))
     uri = table.uri.rstrip("/")
     return {
         "earliestInstantToRetain": None if earliest is None else {
@@ -307,7 +313,7 @@ def plan(table: ServiceTable, options: Mapping[str, str], progress: Progress = n
         "filePathsToBeDeletedPerPartition": {
             p: [{"filePath": "/".join(x for x in (uri, p, n) if x), "isBootstrapBaseFile": False} for n in sorted(ns)]
             for p, ns in doomed.items()},
-        "partitionsToBeDeleted": [],
+        "partitionsToBeDeleted": emptied,
         "extraMetadata": {SAVEPOINTED_TIMESTAMPS: ",".join(sorted(savepoints))} if partitioned and savepoints else {},
     }
 
@@ -348,6 +354,9 @@ def _execute(table: ServiceTable, pending: Instant, plan: Mapping[str, Any], pro
         partition_meta[p] = {"partitionPath": p, "policy": plan.get("policy") or KEEP_LATEST_COMMITS,
                              "deletePathPatterns": names, "successDeleteFiles": ok, "failedDeleteFiles": failed,
                              "isPartitionDeleted": p in dropped}
+    for p in sorted(dropped):  # its partition metadata file and the directory itself
+        if p:
+            table.storage.delete(posixpath.join(table.base, p))
     crash_point("after_files")
     earliest = plan.get("earliestInstantToRetain") or {}
     meta = {"startCleanTime": pending.requested_time, "timeTakenInMillis": int((time.monotonic() - start) * 1000),
@@ -357,7 +366,7 @@ def _execute(table: ServiceTable, pending: Instant, plan: Mapping[str, Any], pro
             "partitionMetadata": partition_meta, "version": METADATA_VERSION, "bootstrapPartitionMetadata": {},
             "extraMetadata": plan.get("extraMetadata")}
     # the metadata table drops every planned file, as Hudi's does (deletePathPatterns)
-    done = commit(table, inflight, im.CLEAN, meta, deleted=planned)
+    done = commit(table, inflight, im.CLEAN, meta, deleted=planned, deleted_partitions=sorted(dropped))
     progress(f"clean {pending.requested_time} completed: {meta['totalFilesDeleted']} files deleted")
     return done
 

@@ -73,14 +73,17 @@ class ServiceTable:
 
 def commit(table: ServiceTable, inflight: Instant, kind: str, meta: Mapping[str, Any], *,
            write_stats: Iterable[WriteStat] = (), replaced: Mapping[str, Iterable[str]] | None = None,
-           deleted: Mapping[str, Iterable[str]] | None = None, operation: str | None = None,
-           schema: str | None = None, record_index: Callable[[MetadataWriter], Any] | None = None) -> Instant:
-    """The metadata table commits at the service's instant (files added, replaced, deleted, and - from
-    `record_index(mdt)` - the record index's changes), then the instant completes with `meta` encoded as `kind`."""
+           deleted: Mapping[str, Iterable[str]] | None = None, deleted_partitions: Iterable[str] = (),
+           operation: str | None = None, schema: str | None = None,
+           record_index: Callable[[MetadataWriter], Any] | None = None) -> Instant:
+    """The metadata table commits at the service's instant (files added, replaced, deleted, partitions gone, and -
+    from `record_index(mdt)` - the record index's changes), then the instant completes with `meta` encoded as
+    `kind`."""
     mdt = table.metadata_writer()
     if mdt is not None:
         mdt.commit(inflight.requested_time, inflight.action, list(write_stats), replaced, deleted,
-                   operation=operation, schema=schema, record_index=record_index(mdt) if record_index else None)
+                   deleted_partitions=deleted_partitions, operation=operation, schema=schema,
+                   record_index=record_index(mdt) if record_index else None)
     crash_point("after_metadata")
     crash_point("before_complete")
     return table.timeline.complete(inflight, im.encode(kind, meta))

@@ -263,3 +263,31 @@ def test_earliest_commit_to_retain_by_policy():
     now = dt.datetime(2024, 1, 2, 3)
     assert clean.earliest_commit_to_retain(tl, hours, {}, now).requested_time == "20240101200000000"
     assert clean.earliest_commit_to_retain(tl, clean._Policy.of({"hoodie.cleaner.commits.retained": "4"}), {}) is None
+
+
+def test_a_partition_emptied_by_delete_partition_goes_with_its_files(spark, tmp_path):
+    """Hudi's CleanPlanner: once every file group of a partition is replaced and cleanable, the partition itself
+    is deleted (`partitionsToBeDeleted`) and the metadata table's partition list drops it; not while a write is
+    pending, which could be writing into it."""
+    path = str(tmp_path / "t")
+    t, _ = _table(spark, path, 1)
+    t.delete_partition(["eu"])
+    t.upsert(_rows(spark, 2, ids=[1]))
+    expected = {"k1": "v1-2", "k3": "v3-1"}
+    assert _read(spark, path) == expected
+    table = ServiceTable.open(path)
+    writing = table.timeline.create_requested("commit")
+    assert clean.plan(table, {"hoodie.cleaner.commits.retained": "1"})["partitionsToBeDeleted"] == []
+    Path(path, ".hoodie", "timeline", f"{writing.requested_time}.commit.requested").unlink()
+
+    done = clean.clean(path, {"hoodie.cleaner.commits.retained": "1"})
+    table = ServiceTable.open(path)
+    plan = im.decode(table.timeline.read(Instant(done.requested_time, "clean", "requested")), im.CLEANER_PLAN)
+    assert plan["partitionsToBeDeleted"] == ["eu"]
+    meta = im.decode(table.timeline.read(done), im.CLEAN)
+    assert meta["partitionMetadata"]["eu"]["isPartitionDeleted"] is True
+    assert not Path(path, "eu").exists() and Path(path, "us").is_dir()
+    _agrees(spark, path, expected)
+    from pyhudi.metadata import reader as mdt_reader
+    from pyhudi.metadata.state import MdtState
+    assert sorted(mdt_reader.files_listing(MdtState(table.metadata_writer()))) == ["us"]
