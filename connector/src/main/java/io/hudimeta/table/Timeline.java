@@ -93,7 +93,8 @@ public final class Timeline {
     this.config = config;
     this.dir = dir;
     this.instants = Collections.unmodifiableList(instants);
-    instants.forEach(i -> byTime.put(i.requestedTime(), i));
+    // by requested time, the write a savepoint shares its time with (collapse puts the savepoint after it)
+    instants.forEach(i -> byTime.putIfAbsent(i.requestedTime(), i));
   }
 
   /** Lists the timeline directory of the table at {@code basePath} once. */
@@ -136,7 +137,11 @@ public final class Timeline {
     return timeline;
   }
 
-  /** Keeps, per requested time, the file showing the most advanced state. */
+  /**
+   * Keeps, per requested time, the file showing the most advanced state. A savepoint takes the requested time
+   * of the commit it keeps: it is an instant of its own beside that commit, after it (as Apache Hudi orders
+   * instants of one time by action), so both count in the timeline hash.
+   */
   static List<Instant> collapse(Collection<String> fileNames, int layoutVersion) {
     Map<String, Instant> latest = new HashMap<>();
     for (String name : new TreeSet<>(fileNames)) {
@@ -144,14 +149,19 @@ public final class Timeline {
       if (instant == null) {
         continue;
       }
-      Instant seen = latest.get(instant.requestedTime());
+      String key = instant.requestedTime() + (isSavepoint(instant) ? "+" + Instant.SAVEPOINT : "");
+      Instant seen = latest.get(key);
       if (seen == null || instant.state().compareTo(seen.state()) > 0) {
-        latest.put(instant.requestedTime(), instant);
+        latest.put(key, instant);
       }
     }
     List<Instant> sorted = new ArrayList<>(latest.values());
-    Collections.sort(sorted);
+    sorted.sort(Comparator.comparing(Instant::requestedTime).thenComparing(Timeline::isSavepoint));
     return sorted;
+  }
+
+  private static boolean isSavepoint(Instant instant) {
+    return instant.action().equals(Instant.SAVEPOINT);
   }
 
   /**
@@ -376,7 +386,15 @@ public final class Timeline {
 
   /** Operations of the compaction plan {@code <t>.compaction.requested}; empty when there is none. */
   public List<CompactionOperation> compactionPlan(String instantTime) {
-    String name = instantTime + "." + Instant.COMPACTION + ".requested";
+    return compactionPlan(instantTime, Instant.COMPACTION);
+  }
+
+  /**
+   * Operations of the plan {@code <t>.<action>.requested} of a compaction or a log compaction (both are
+   * HoodieCompactionPlans); empty when there is none.
+   */
+  public List<CompactionOperation> compactionPlan(String instantTime, String action) {
+    String name = instantTime + "." + action + ".requested";
     if (byTime.get(instantTime) == null || !listed(name)) {
       return List.of();
     }
