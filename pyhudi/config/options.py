@@ -336,6 +336,39 @@ ARCHIVE_BEYOND_SAVEPOINT = _define("hoodie.archive.beyond.savepoint", "false", o
                                    "Archive commits after the earliest savepoint (only false: archival stops at "
                                    "the earliest savepoint).")
 
+# ---- concurrency control ------------------------------------------------------------------------
+
+LOCKS = "org.apache.hudi.client.transaction.lock."
+CONCURRENCY_MODE = _define("hoodie.write.concurrency.mode", "SINGLE_WRITER",
+                           choice(same("SINGLE_WRITER", "OPTIMISTIC_CONCURRENCY_CONTROL"),
+                                  ("NON_BLOCKING_CONCURRENCY_CONTROL",)),
+                           "SINGLE_WRITER: one writer at a time (a pending write is a dead one). "
+                           "OPTIMISTIC_CONCURRENCY_CONTROL: writers go on together; each commits under the table "
+                           "lock after checking that no write completed since it started touched its file groups.")
+LOCK_PROVIDER = _define("hoodie.write.lock.provider", LOCKS + "FileSystemBasedLockProvider",
+                        choice(same(LOCKS + "FileSystemBasedLockProvider", LOCKS + "InProcessLockProvider"),
+                               tuple(LOCKS + n for n in ("ZookeeperBasedLockProvider", "HiveMetastoreBasedLockProvider",
+                                                         "DynamoDBBasedLockProvider"))),
+                        "The table lock of optimistic concurrency control: a lock file under .hoodie (every "
+                        "process on the table) or a lock of this Python process (its threads). pyhudi's default "
+                        "differs from Hudi's (ZooKeeper, which pyhudi does not have).")
+LOCK_WAIT_MS = _define("hoodie.write.lock.wait_time_ms", 60000, number(1, "milliseconds, at least 1"),
+                       "How long a writer waits for the table lock before giving up.")
+LOCK_NUM_RETRIES = _define("hoodie.write.lock.num_retries", 15, number(0, "a number of retries"),
+                           "Attempts to take the table lock after the first, each waiting up to "
+                           "hoodie.write.lock.wait_time_ms.")
+LOCK_FILESYSTEM_EXPIRE = _define("hoodie.write.lock.filesystem.expire", 0, number(0, "minutes (0: never)"),
+                                 "Minutes after which a lock file left by a dead writer on object storage or HDFS "
+                                 "is broken (on local disk the lock dies with its holder).")
+FAILED_WRITES_POLICY = _define("hoodie.cleaner.policy.failed.writes", None, choice(same("EAGER", "LAZY")),
+                               "EAGER: the next write rolls back every pending write (one writer). LAZY: only "
+                               "writes whose heartbeat expired (required with several writers; the default "
+                               "under optimistic concurrency control).")
+HEARTBEAT_INTERVAL_MS = _define("hoodie.client.heartbeat.interval_in_ms", 60000, number(100, "milliseconds"),
+                                "How often a writer refreshes the heartbeat of its pending instant.")
+HEARTBEAT_MISSES = _define("hoodie.client.heartbeat.tolerable.misses", 2, number(1, "a number of heartbeats"),
+                           "Missed heartbeats after which a pending write counts as failed (LAZY rollback).")
+
 # ---- savepoint and restore -------------------------------------------------------------------
 
 # ---- clustering ------------------------------------------------------------------------------

@@ -46,8 +46,8 @@ class Heartbeat:
     """Refreshes `path` with the current time every few seconds while a build runs, so writers
     can tell a live build (leave the MDT alone) from one that died (build it again)."""
 
-    def __init__(self, storage: Storage, path: str):
-        self.storage, self.path = storage, path
+    def __init__(self, storage: Storage, path: str, interval_s: float = HEARTBEAT_INTERVAL_S):
+        self.storage, self.path, self.interval_s = storage, path, interval_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mdt-init-heartbeat", daemon=True)
 
@@ -55,7 +55,7 @@ class Heartbeat:
         self.storage.write(self.path, stamp())
 
     def _run(self) -> None:
-        while not self._stop.wait(HEARTBEAT_INTERVAL_S):
+        while not self._stop.wait(self.interval_s):
             self.beat()
 
     def __enter__(self) -> "Heartbeat":
@@ -71,11 +71,13 @@ class Heartbeat:
 
 
 class HandoffLock:
-    """An exclusive lock on `path`, waited for up to `timeout_s` (module comment). Hold it briefly."""
+    """An exclusive lock on `path`, waited for up to `timeout_s` (module comment). Hold it briefly. Off local
+    disk, a lock file older than `stale_after_s` is broken (None: never)."""
 
-    def __init__(self, storage: Storage, path: str, timeout_s: float = 2 * HEARTBEAT_EXPIRY_S):
+    def __init__(self, storage: Storage, path: str, timeout_s: float = 2 * HEARTBEAT_EXPIRY_S,
+                 stale_after_s: float | None = HEARTBEAT_EXPIRY_S):
         self.path, self.timeout_s = path, timeout_s
-        self._lock = _FlockFile(path) if storage.local else _StampFile(storage, path)
+        self._lock = _FlockFile(path) if storage.local else _StampFile(storage, path, stale_after_s)
 
     def __enter__(self) -> "HandoffLock":
         deadline = time.monotonic() + self.timeout_s
@@ -138,8 +140,8 @@ class _FlockFile:
 class _StampFile:
     """A lock file created with create-if-absent, holding its creator's clock; broken when stale."""
 
-    def __init__(self, storage: Storage, path: str):
-        self.storage, self.path = storage, path
+    def __init__(self, storage: Storage, path: str, stale_after_s: float | None):
+        self.storage, self.path, self.stale_after_s = storage, path, stale_after_s
 
     def try_acquire(self) -> bool:
         try:
@@ -147,7 +149,7 @@ class _StampFile:
             return True
         except AlreadyExists:
             age = age_s(self.storage, self.path)
-            if age is not None and age > HEARTBEAT_EXPIRY_S:
+            if age is not None and self.stale_after_s is not None and age > self.stale_after_s:
                 self.storage.delete(self.path)
             return False
 

@@ -32,10 +32,10 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.file_slices import FileSlice, file_groups
 from pyhudi.table.pending_plans import held_file_groups
-from pyhudi.table.rollback import rollback, rollback_failed_writes
+from pyhudi.table.rollback import rollback
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
-from pyhudi.write import bucket_index, executor, keygen, placement, record_index, simple_index, view
+from pyhudi.write import bucket_index, concurrency, executor, keygen, placement, record_index, simple_index, view
 from pyhudi.write.config import WriteConfig, WriteOptionError
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
@@ -112,6 +112,7 @@ class Writer:
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
+        self._guard = concurrency.Guard(options, self.storage, self.base)
 
     def _existing_props(self) -> dict[str, str] | None:
         hoodie = posixpath.join(self.base, ".hoodie")
@@ -136,10 +137,11 @@ class Writer:
         if restoring:
             raise HudiWriteError(f"a restore ({restoring[0]}) of {self.path} is pending: the table is between two "
                                  f"states; finish it (pyhudi restore {self.path} --to <savepoint>) and write again")
-        rollback_failed_writes(self.storage, self.base, timeline)
+        self._guard.begin(timeline)
         try:
             instant = self._write(df, timeline, create_schema)
         finally:
+            self._guard.end()
             for cached in self._cached:
                 cached.unpersist()
         from pyhudi.services import inline  # services sit above the write client (they write through it)
@@ -151,6 +153,7 @@ class Writer:
         action = self._action()
         with self._planned(df) as plan:  # its checks fail before any instant is requested
             requested = timeline.create_requested(action, self._requested_content(action))
+            self._guard.requested(requested.requested_time)
             crash_point("after_requested")
             inflight = timeline.transition_to_inflight(
                 requested, im.encode(im.COMMIT, im.commit_metadata({}, OPERATION_TYPES[self.cfg.operation], None)))
@@ -176,7 +179,7 @@ class Writer:
                 replaced: dict[str, list[str]], schema: str) -> None:
         """The metadata table commits at the instant first, then the instant completes."""
         instant, action = inflight.requested_time, inflight.action
-        with self._metadata_stage(timeline) as mdt:
+        with self._guard.committing(timeline, inflight, stats, replaced), self._metadata_stage(timeline) as mdt:
             if mdt is not None:
                 if mdt.compact_if_needed(self.cfg.metadata_compact_after):
                     mdt.clean()  # older metadata file slices are no longer read by anyone

@@ -1,0 +1,130 @@
+"""Optimistic concurrency control: a write that overlaps one completed while it ran is rolled back and raises
+HudiConflictError naming it, leaving nothing visible; disjoint writes both land; with LAZY failed-write
+cleaning a live writer's pending instant (fresh heartbeat) is left alone and a dead one's rolled back; a lock
+that cannot be taken fails the write with the table as it was; settings are checked as Hudi names them."""
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from pyhudi import faults
+from pyhudi.config import OptionError
+from pyhudi.metadata import locks
+from pyhudi.services.instant import ServiceTable
+from pyhudi.table import file_names
+from pyhudi.write.concurrency import HEARTBEAT_DIR, HudiConflictError, LockTimeoutError
+from pyhudi.write.hudi_table import HudiTable
+
+SCHEMA = "id string, ts long, region string, val string"
+OCC = {"hoodie.table.name": "cc", "hoodie.datasource.write.recordkey.field": "id",
+       "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "region",
+       "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+       "hoodie.clean.automatic": "false", "hoodie.archive.automatic": "false"}
+
+
+def _rows(spark, ids, ts, region="eu"):
+    return spark.createDataFrame([(f"k{i}", ts, region, f"v{i}-{ts}") for i in ids], SCHEMA)
+
+
+def _read(spark, path):
+    return {r["id"]: r["val"] for r in spark.read.format("hudi-meta").load(path).collect()}
+
+
+def _hudi_rs(path):
+    from hudi import HudiTableBuilder
+    t = pa.Table.from_batches(HudiTableBuilder.from_base_uri(path).build().read())
+    return dict(zip(t.column("id").to_pylist(), t.column("val").to_pylist()))
+
+
+def _data_files(path):
+    return {p.name for p in Path(path).rglob("*") if ".hoodie" not in p.parts
+            and (file_names.is_base(p.name) or file_names.is_log(p.name))}
+
+
+def _while_writing(action):
+    """Runs `action` once, when the write in progress has written its files (another writer meanwhile)."""
+    done = []
+
+    def once():
+        if not done:
+            done.append(True)
+            action()
+    return faults.at("after_files", once)
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_an_overlapping_write_loses_and_leaves_nothing(spark, tmp_path, table_type):
+    path = str(tmp_path / "t")
+    opts = {**OCC, "hoodie.datasource.write.table.type": table_type, "hoodie.compact.inline": "false"}
+    first = HudiTable(spark, path, opts)
+    first.upsert(_rows(spark, range(4), 1))
+    other = HudiTable(spark, path, opts)
+    committed = []
+    files_before = _data_files(path)
+    with _while_writing(lambda: committed.append(other.upsert(_rows(spark, [1], 3)))):
+        action = "commit" if table_type == "COPY_ON_WRITE" else "deltacommit"
+        with pytest.raises(HudiConflictError, match=f"overlaps {action} "):
+            first.upsert(_rows(spark, [0, 2], 2))
+    expected = {"k0": "v0-1", "k1": "v1-3", "k2": "v2-1", "k3": "v3-1"}
+    assert _read(spark, path) == expected == _hudi_rs(path)
+    assert committed and committed[0] in str(_data_files(path))
+    written = {n for n in _data_files(path) - files_before if committed[0] not in n}
+    assert not written  # nothing of the losing write is left
+    assert not ServiceTable.open(path).timeline.pending()
+
+
+def test_writes_to_other_file_groups_both_land(spark, tmp_path):
+    path = str(tmp_path / "t")
+    first = HudiTable(spark, path, OCC)
+    first.upsert(_rows(spark, range(2), 1))
+    other = HudiTable(spark, path, OCC)
+    with _while_writing(lambda: other.upsert(_rows(spark, [7], 2, region="us"))):
+        first.upsert(_rows(spark, [0], 2))
+    assert _read(spark, path) == {"k0": "v0-2", "k1": "v1-1", "k7": "v7-2"} == _hudi_rs(path)
+
+
+def test_lazy_rollback_leaves_a_live_writer_alone(spark, tmp_path):
+    path = str(tmp_path / "t")
+    opts = {**OCC, "hoodie.client.heartbeat.interval_in_ms": "200", "hoodie.client.heartbeat.tolerable.misses": "2"}
+    t = HudiTable(spark, path, opts)
+    t.upsert(_rows(spark, range(2), 1))
+    table = ServiceTable.open(path)
+    live = table.timeline.create_requested("commit")
+    dead = table.timeline.create_requested("commit")
+    storage = table.storage
+    live_beat = Path(path, HEARTBEAT_DIR, live.requested_time)
+    with locks.Heartbeat(storage, str(live_beat), 0.1):
+        t.upsert(_rows(spark, [0], 2))
+        pending = {i.requested_time for i in ServiceTable.open(path).timeline.pending()}
+        assert pending == {live.requested_time}  # the dead one (no heartbeat) was rolled back
+    assert not Path(path, HEARTBEAT_DIR).exists() or not any(Path(path, HEARTBEAT_DIR).iterdir())
+    assert dead.requested_time not in pending
+
+
+def test_a_lock_not_taken_in_time_fails_the_write_and_leaves_the_table(spark, tmp_path):
+    path = str(tmp_path / "t")
+    t = HudiTable(spark, path, OCC)
+    t.upsert(_rows(spark, range(2), 1))
+    before = _read(spark, path)
+    held = locks.HandoffLock(ServiceTable.open(path).storage, str(Path(path, ".hoodie", "lock")))
+    with held:
+        with pytest.raises(LockTimeoutError, match="hoodie.write.lock.wait_time_ms"):
+            t.upsert(_rows(spark, [0], 2), {"hoodie.write.lock.wait_time_ms": "200",
+                                            "hoodie.write.lock.num_retries": "0"})
+    assert _read(spark, path) == before and not ServiceTable.open(path).timeline.pending()
+    in_process = {"hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.InProcessLockProvider"}
+    t.upsert(_rows(spark, [0], 3), in_process)
+    assert _read(spark, path)["k0"] == "v0-3"
+
+
+def test_concurrency_settings_are_checked(spark, tmp_path):
+    t = HudiTable(spark, str(tmp_path / "t"), OCC)
+    df = _rows(spark, [0], 1)
+    with pytest.raises(OptionError, match="EAGER rolls back the pending writes of the other writers"):
+        t.upsert(df, {"hoodie.cleaner.policy.failed.writes": "EAGER"})
+    with pytest.raises(OptionError, match="NON_BLOCKING_CONCURRENCY_CONTROL is not supported yet"):
+        t.upsert(df, {"hoodie.write.concurrency.mode": "NON_BLOCKING_CONCURRENCY_CONTROL"})
+    with pytest.raises(OptionError, match="ZookeeperBasedLockProvider is not supported yet"):
+        t.upsert(df, {"hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock."
+                                                    "ZookeeperBasedLockProvider"})
+    assert not (tmp_path / "t" / ".hoodie").exists()  # refused before anything was written
