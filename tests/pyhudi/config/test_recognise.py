@@ -49,8 +49,9 @@ def test_catalogue_holds_hudi_1x_keys_of_every_area():
     ("hoodie.streamer.source.kafka.topic", WARN),
     ("hoodie.streamer.jdbc.extra.options.fetchsize", WARN),  # a Hudi prefix key
     ("hoodie.cleaner.policy", HONOURED),
-    ("hoodie.write.lock.provider", UNSUPPORTED),
-    ("hoodie.write.concurrency.mode", UNSUPPORTED),
+    ("hoodie.write.lock.provider", HONOURED),
+    ("hoodie.write.concurrency.mode", HONOURED),
+    ("hoodie.write.lock.zookeeper.url", UNSUPPORTED),
     ("hoodie.clustering.plan.strategy.target.file.max.bytes", HONOURED),
     ("hoodie.clustering.plan.strategy.daybased.lookback.partitions", UNSUPPORTED),
     ("hoodie.parquet.block.size", UNSUPPORTED),
@@ -69,8 +70,8 @@ def test_every_catalogued_key_has_a_verdict():
 
 def test_unsupported_key_message_is_exact():
     with pytest.raises(OptionError) as err:
-        check({"hoodie.write.lock.provider": "x", "path": "/x", "spark.sql.x": "1"})
-    assert str(err.value) == "hoodie.write.lock.provider is an Apache Hudi option pyhudi does not support yet"
+        check({"hoodie.write.lock.zookeeper.url": "x", "path": "/x", "spark.sql.x": "1"})
+    assert str(err.value) == "hoodie.write.lock.zookeeper.url is an Apache Hudi option pyhudi does not support yet"
 
 
 def test_unknown_key_gets_the_nearest_known_one():
@@ -84,10 +85,10 @@ def test_unknown_key_gets_the_nearest_known_one():
 
 def test_every_problem_is_named_in_one_error():
     with pytest.raises(OptionError) as err:
-        check({"hoodie.write.lock.provider": "x", "hoodie.metadata.enabel": "true", "hoodie.table.name": "t"})
+        check({"hoodie.write.lock.zookeeper.url": "x", "hoodie.metadata.enabel": "true", "hoodie.table.name": "t"})
     assert str(err.value) == ("unknown option hoodie.metadata.enabel: not an Apache Hudi option; did you mean "
-                              "hoodie.metadata.enable?; hoodie.write.lock.provider is an Apache Hudi option pyhudi "
-                              "does not support yet")
+                              "hoodie.metadata.enable?; hoodie.write.lock.zookeeper.url is an Apache Hudi option "
+                              "pyhudi does not support yet")
 
 
 def test_ignored_keys_are_logged(caplog):
