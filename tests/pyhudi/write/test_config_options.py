@@ -197,12 +197,12 @@ def test_unsupported_and_misspelt_keys_fail_before_any_instant(spark, tmp_path, 
     with caplog.at_level(logging.WARNING, logger="pyhudi.config"):
         HudiTable(spark, path, {**OPTS, "hoodie.metrics.on": "true"}).insert(_rows(spark, 2))
     assert any("hoodie.metrics.on is an Apache Hudi option pyhudi ignores" in r.getMessage() for r in caplog.records)
-    unsupported = "^hoodie.write.lock.provider is an Apache Hudi option pyhudi does not support yet$"
-    unchanged_after(path, lambda: HudiTable(spark, path, {**OPTS, "hoodie.write.lock.provider": "x"})
+    unsupported = "^hoodie.write.lock.zookeeper.url is an Apache Hudi option pyhudi does not support yet$"
+    unchanged_after(path, lambda: HudiTable(spark, path, {**OPTS, "hoodie.write.lock.zookeeper.url": "x"})
                     .upsert(_rows(spark, 2)), unsupported)
     unchanged_after(path, lambda: HudiTable(spark, path, {**OPTS, "hoodie.metadata.index.colum.stats.enable": "true"})
                     .upsert(_rows(spark, 2)), "did you mean hoodie.metadata.index.column.stats.enable")
     fresh = str(tmp_path / "fresh")
     with pytest.raises(WriteOptionError, match=unsupported):
-        HudiTable(spark, fresh, {**OPTS, "hoodie.write.lock.provider": "x"}).insert(_rows(spark, 2))
+        HudiTable(spark, fresh, {**OPTS, "hoodie.write.lock.zookeeper.url": "x"}).insert(_rows(spark, 2))
     assert fingerprint(fresh) is None
