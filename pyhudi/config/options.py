@@ -340,11 +340,14 @@ ARCHIVE_BEYOND_SAVEPOINT = _define("hoodie.archive.beyond.savepoint", "false", o
 
 LOCKS = "org.apache.hudi.client.transaction.lock."
 CONCURRENCY_MODE = _define("hoodie.write.concurrency.mode", "SINGLE_WRITER",
-                           choice(same("SINGLE_WRITER", "OPTIMISTIC_CONCURRENCY_CONTROL"),
-                                  ("NON_BLOCKING_CONCURRENCY_CONTROL",)),
+                           choice(same("SINGLE_WRITER", "OPTIMISTIC_CONCURRENCY_CONTROL",
+                                       "NON_BLOCKING_CONCURRENCY_CONTROL")),
                            "SINGLE_WRITER: one writer at a time (a pending write is a dead one). "
                            "OPTIMISTIC_CONCURRENCY_CONTROL: writers go on together; each commits under the table "
-                           "lock after checking that no write completed since it started touched its file groups.")
+                           "lock after checking that no write completed since it started touched its file groups. "
+                           "NON_BLOCKING_CONCURRENCY_CONTROL (merge-on-read with the simple bucket index): writers "
+                           "append to the same file groups without conflicting; the ordering field, then the log "
+                           "files' instant order, decides between their records.")
 LOCK_PROVIDER = _define("hoodie.write.lock.provider", LOCKS + "FileSystemBasedLockProvider",
                         choice(same(LOCKS + "FileSystemBasedLockProvider", LOCKS + "InProcessLockProvider"),
                                tuple(LOCKS + n for n in ("ZookeeperBasedLockProvider", "HiveMetastoreBasedLockProvider",

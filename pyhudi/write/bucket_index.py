@@ -44,11 +44,14 @@ def bucket_of(file_id: str) -> int | None:
     return int(head) if len(file_id) > 8 and file_id[8] == "-" and head.isdigit() else None
 
 
-def _new_file_id_column(instant: str) -> Column:
+def _new_file_id_column(instant: str | None) -> Column:
     """A new bucket's file id as Hudi shapes it, <bucket, 8 digits><rest of a uuid>-0, computed
     where the rows are: the uuid part is the md5 of (instant, partition, bucket), so every task
-    names the group alike and the batch needs no pass to learn which buckets are new."""
-    h = F.md5(F.concat_ws("/", F.lit(instant), F.col("_hoodie_partition_path"), F.col(BUCKET).cast("string")))
+    names the group alike and the batch needs no pass to learn which buckets are new. Without an
+    instant (non-blocking concurrency control) every writer names a bucket alike, so two writers
+    creating it make one file group (Hudi fixes the id per bucket for the same reason)."""
+    h = F.md5(F.concat_ws("/", *([F.lit(instant)] if instant else []), F.col("_hoodie_partition_path"),
+                          F.col(BUCKET).cast("string")))
     part = lambda start, length: F.substring(h, start, length)  # noqa: E731
     return F.concat(F.lpad(F.col(BUCKET).cast("string"), 8, "0"), F.lit("-"), part(1, 4), F.lit("-"), part(5, 4),
                     F.lit("-"), part(9, 4), F.lit("-"), part(13, 12), F.lit("-0"))
@@ -76,17 +79,18 @@ def existing_buckets(slices: list[FileSlice], cfg: WriteConfig) -> dict[tuple[st
 
 
 def locate(spark: SparkSession, incoming: DataFrame, existing: dict[tuple[str, int], str], operation: str,
-           instant: str) -> DataFrame:
+           instant: str, fixed_ids: bool = False) -> DataFrame:
     """Adds FG and OP to every incoming row (which has BUCKET): the file group of its bucket, an
-    existing one (U, or D for deletes) or a new one (I). Deletes of a bucket with no file group
-    delete nothing and are dropped."""
+    existing one (U, or D for deletes) or a new one (I; named by partition and bucket alone with `fixed_ids`).
+    Deletes of a bucket with no file group delete nothing and are dropped."""
     rows = [(p, b, fid) for (p, b), fid in existing.items()]
     mapping = spark.createDataFrame(rows or [("", -1, "")], "_hudi_mp string, _hudi_mb int, _hudi_mfg string")
     on = (F.col("_hoodie_partition_path") == F.col("_hudi_mp")) & (F.col(BUCKET) == F.col("_hudi_mb"))
     existing_op = F.lit(DELETE) if operation == "delete" else F.lit(UPDATE)
     located = (incoming.join(F.broadcast(mapping), on, "left")
                .withColumn(OP, F.when(F.col("_hudi_mfg").isNotNull(), existing_op).otherwise(F.lit(INSERT)))
-               .withColumn(FG, F.coalesce(F.col("_hudi_mfg"), _new_file_id_column(instant))))
+               .withColumn(FG, F.coalesce(F.col("_hudi_mfg"),
+                                          _new_file_id_column(None if fixed_ids else instant))))
     if operation == "delete":
         located = located.filter(F.col(OP) == DELETE)
     return located.drop("_hudi_mp", "_hudi_mb", "_hudi_mfg", BUCKET)

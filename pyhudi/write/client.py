@@ -112,7 +112,7 @@ class Writer:
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
-        self._guard = concurrency.Guard(options, self.storage, self.base)
+        self._guard = concurrency.Guard(options, self.storage, self.base, self.cfg.table_type, self.cfg.index_type)
 
     def _existing_props(self) -> dict[str, str] | None:
         hoodie = posixpath.join(self.base, ".hoodie")
@@ -152,13 +152,13 @@ class Writer:
         """Steps 2-5 of the write protocol (docs/architecture.md); the instant written."""
         action = self._action()
         with self._planned(df) as plan:  # its checks fail before any instant is requested
-            requested = timeline.create_requested(action, self._requested_content(action))
-            self._guard.requested(requested.requested_time)
+            instant = timeline.new_instant_time()
+            self._guard.requested(instant)
+            requested = timeline.create_requested(action, self._requested_content(action), requested_time=instant)
             crash_point("after_requested")
             inflight = timeline.transition_to_inflight(
                 requested, im.encode(im.COMMIT, im.commit_metadata({}, OPERATION_TYPES[self.cfg.operation], None)))
             crash_point("after_inflight")
-            instant = requested.requested_time
             writer_schema = avro_schema.to_json(
                 avro_schema.with_meta_fields(avro_schema.to_writer_style(create_schema)))
             try:
@@ -226,9 +226,8 @@ class Writer:
         return MetadataWriter(self.storage, self.base, self.props, partitions=self.cfg.metadata_partitions)
 
     def _action(self) -> str:
-        if self.cfg.operation in REPLACE_OPS:
-            return "replacecommit"
-        return "deltacommit" if self.cfg.table_type == "MERGE_ON_READ" else "commit"
+        mor = self.cfg.table_type == "MERGE_ON_READ"
+        return "replacecommit" if self.cfg.operation in REPLACE_OPS else ("deltacommit" if mor else "commit")
 
     def _requested_content(self, action: str) -> bytes:
         if action != "replacecommit":
@@ -393,7 +392,8 @@ class Writer:
             return [], replaced
         if cfg.index_type == "BUCKET":
             existing = {k: fid for k, fid in plan.buckets.items() if k[0] not in replaced}  # replaced: new buckets
-            located = bucket_index.locate(self.spark, plan.incoming, existing, cfg.operation, instant)
+            located = bucket_index.locate(self.spark, plan.incoming, existing, cfg.operation, instant,
+                                          fixed_ids=self._guard.fixed_bucket_ids(cfg.operation))
             self._note_key_changes(located, replaced, upserts_known=False)
             return self._run_write(located, instant, writer_schema, plan.slices), replaced
         # tagging joins the batch with every key of the affected partitions: keep its result, the
@@ -474,8 +474,7 @@ class Writer:
         return write_groups(work, task, self._tasks())
 
     def _tasks(self) -> int:
-        """Tasks of the write's shuffles. Explicit: adaptive execution would coalesce a small batch
-        into one task, on one core."""
+        """Tasks of the write's shuffles. Explicit: adaptive execution would put a small batch on one core."""
         return self.cfg.shuffle_parallelism or 2 * self.spark.sparkContext.defaultParallelism
 
     def _with_old_rows(self, tagged: DataFrame, slices: list[FileSlice]) -> DataFrame:

@@ -1,7 +1,14 @@
-"""Several writers on one table (Apache Hudi's optimistic concurrency control): a writer plans and writes its
-files without a lock, then commits under the table lock after checking that no write that completed since it
-started touched its file groups (Hudi's SimpleConcurrentFileWritesConflictResolutionStrategy); on a conflict its
-instant is rolled back and the caller gets a HudiConflictError naming the other instant.
+"""Several writers on one table. Optimistic concurrency control: a writer plans and writes its files without a
+lock, then commits under the table lock after checking that no write that completed since it started touched its
+file groups (Hudi's SimpleConcurrentFileWritesConflictResolutionStrategy; with the bucket index, its buckets: two
+writers creating one bucket would make two file groups of it); on a conflict its instant is rolled back and the
+caller gets a HudiConflictError naming the other instant. Non-blocking concurrency control (RFC-66, merge-on-read
+with the simple bucket index): writers append log files to the same file groups without conflicting; only creating
+the same bucket (a new bucket's file id follows from partition and bucket alone), replacing writes and clustering
+plans conflict.
+Compaction plans never do: a log file belongs to the file slice its completion time falls in. (Hudi writes a new
+bucket as log files alone, so that its creation cannot conflict either; readers such as hudi-rs skip file groups
+without a base file, so pyhudi writes the base file and lets a second creator of the bucket lose.)
 
 A pending instant keeps a heartbeat (`.hoodie/.heartbeat/<instant>`, refreshed every
 hoodie.client.heartbeat.interval_in_ms); with hoodie.cleaner.policy.failed.writes=LAZY the next writer rolls
@@ -24,14 +31,17 @@ from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.metadata import locks
 from pyhudi.storage import Storage
+from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.pending_plans import held_file_groups
 from pyhudi.table.rollback import rollback
 from pyhudi.table.timeline import Instant, Timeline
+from pyhudi.write.bucket_index import bucket_of
 
 log = logging.getLogger(__name__)
 
 OCC = "OPTIMISTIC_CONCURRENCY_CONTROL"
+NBCC = "NON_BLOCKING_CONCURRENCY_CONTROL"
 HEARTBEAT_DIR = ".hoodie/.heartbeat"
 WRITES = ("commit", "deltacommit", "replacecommit")
 _IN_PROCESS: dict[str, threading.Lock] = {}
@@ -60,18 +70,30 @@ class Concurrency:
     @classmethod
     def of(cls, options: Mapping[str, str]) -> "Concurrency":
         mode = o.CONCURRENCY_MODE.get(options)
-        policy = o.FAILED_WRITES_POLICY.get(options) or ("LAZY" if mode == OCC else "EAGER")
-        if mode == OCC and policy == "EAGER":
+        policy = o.FAILED_WRITES_POLICY.get(options) or ("EAGER" if mode == "SINGLE_WRITER" else "LAZY")
+        if mode != "SINGLE_WRITER" and policy == "EAGER":
             raise o.OptionError(f"{o.FAILED_WRITES_POLICY.key}=EAGER rolls back the pending writes of the other "
-                                f"writers; with {o.CONCURRENCY_MODE.key}={OCC} set it to LAZY (or leave it unset)")
+                                f"writers; with {o.CONCURRENCY_MODE.key}={mode} set it to LAZY (or leave it unset)")
         expire = o.LOCK_FILESYSTEM_EXPIRE.get(options)
         return cls(mode, policy == "LAZY", o.LOCK_PROVIDER.get(options), o.LOCK_WAIT_MS.get(options) / 1000,
                    o.LOCK_NUM_RETRIES.get(options), expire * 60 if expire else None,
                    o.HEARTBEAT_INTERVAL_MS.get(options) / 1000, o.HEARTBEAT_MISSES.get(options))
 
     @property
-    def optimistic(self) -> bool:
-        return self.mode == OCC
+    def multi_writer(self) -> bool:
+        return self.mode != "SINGLE_WRITER"
+
+    @property
+    def non_blocking(self) -> bool:
+        return self.mode == NBCC
+
+    def check_table(self, table_type: str, index_type: str) -> None:
+        """Non-blocking concurrency control needs what Hudi requires: merge-on-read (conflicts are resolved by
+        merging) and the simple bucket index (the same key lands in the same file group in every writer)."""
+        if self.non_blocking and (table_type != "MERGE_ON_READ" or index_type != "BUCKET"):
+            raise o.OptionError(f"{o.CONCURRENCY_MODE.key}={NBCC} needs a MERGE_ON_READ table with the simple bucket "
+                                f"index ({o.INDEX_TYPE.key}=BUCKET, {o.BUCKET_ENGINE.key}=SIMPLE); this write has "
+                                f"{table_type} and {index_type}. Use {OCC} otherwise")
 
     @contextlib.contextmanager
     def table_lock(self, storage: Storage, base: str) -> Iterator[None]:
@@ -105,7 +127,7 @@ class Concurrency:
 
     def failed_writes(self, storage: Storage, base: str, timeline: Timeline) -> list[Instant]:
         """The pending writes to roll back before this write: all of them (EAGER), or those whose heartbeat
-        stopped more than the tolerable misses ago or never started (LAZY)."""
+        stopped more than the tolerable misses ago or never started (LAZY: a writer beats before it requests)."""
         pending = [i for i in timeline.pending() if i.action in WRITES]
         if not self.lazy:
             return pending
@@ -131,44 +153,73 @@ class Start:
                    frozenset(i.requested_time for i in instants))
 
 
-def conflicts(timeline: Timeline, start: Start, mine: Iterable[tuple[str, str]], instant: str) -> str | None:
+def _unit(partition: str, file_id: str, bucketed: bool) -> tuple[str, str]:
+    """What two writes must not both touch: a file group, or under the bucket index its bucket."""
+    bucket = bucket_of(file_id) if bucketed else None
+    return (partition, file_id) if bucket is None else (partition, f"bucket {bucket}")
+
+
+def conflicts(timeline: Timeline, start: Start, mine: Iterable[tuple[str, str]], instant: str, *,
+              bucketed: bool = False, non_blocking: bool = False) -> str | None:
     """The first write completed since this one started that touched one of `mine` (partition, file id), or a
     table-service plan scheduled since that holds one; None when there is none. Inserts into new file groups
-    touch none of another write's."""
-    mine = set(mine)
+    touch none of another write's. Non-blocking: `mine` are the file groups this write creates, and they
+    conflict with groups other writes created or replaced and with clustering plans."""
+    mine = {_unit(p, f, bucketed) for p, f in mine}
     for other in timeline.completed(WRITES):
         if other.requested_time in start.completed or other.requested_time == instant:
             continue
         meta = im.decode(timeline.read(other), layout_version=timeline.layout)
         if meta.get("operationType") in ("COMPACT", "LOG_COMPACT") and other.requested_time in start.known:
             continue  # planned before this write started: its log files went to the slice the plan opens
-        theirs = {(p, s.get("fileId")) for p, s in im.write_stats(meta)}
+        created_only = non_blocking and other.action != "replacecommit"
+        theirs = {(p, s.get("fileId")) for p, s in im.write_stats(meta)
+                  if not created_only or _creates(s)}
         theirs |= {(p, f) for p, ids in im.replaced_file_ids(meta).items() for f in ids}
-        if mine & theirs:
+        if mine & {_unit(p, f, bucketed) for p, f in theirs}:
             return f"{other.action} {other.requested_time}"
-    for group, plan in held_file_groups(timeline, ("compaction", "logcompaction", "clustering")).items():
-        if plan.requested_time not in start.known and group in mine:
+    held = ("clustering",) if non_blocking else ("compaction", "logcompaction", "clustering")
+    for (p, f), plan in held_file_groups(timeline, held).items():
+        if plan.requested_time not in start.known and _unit(p, f, bucketed) in mine:
             return f"{plan.action} plan {plan.requested_time}"
     return None
 
 
+def _creates(stat: Mapping) -> bool:
+    """A write stat of a file group's first base file."""
+    name = posixpath.basename(stat.get("path") or "")
+    return stat.get("prevCommit") in (None, "null") and not file_names.is_log(name)
+
+
 class Guard:
     """One write's part in concurrency control: the failed writes it rolls back first, the heartbeat of its
-    instant, and its commit - under the table lock after the conflict check, with optimistic concurrency
-    control."""
+    instant, and its commit - under the table lock after the conflict check, with several writers."""
 
-    def __init__(self, options: Mapping[str, str], storage: Storage, base: str):
+    def __init__(self, options: Mapping[str, str], storage: Storage, base: str, table_type: str, index_type: str):
         self.cc = Concurrency.of(options)
+        self.cc.check_table(table_type, index_type)
+        self.bucketed = index_type == "BUCKET"
         self.storage, self.base = storage, base
         self._start: Start | None = None
         self._beat: locks.Heartbeat | None = None
 
     def begin(self, timeline: Timeline) -> None:
-        for failed in self.cc.failed_writes(self.storage, self.base, timeline):
-            rollback(self.storage, self.base, timeline, failed)
+        """Rolls back the failed writes - with several writers under the table lock, decided again there, so two
+        writers never roll back one instant together - and notes what the timeline holds."""
+        if self.cc.failed_writes(self.storage, self.base, timeline):
+            with self._lock_if_shared(timeline, None):
+                for failed in self.cc.failed_writes(self.storage, self.base, timeline):
+                    rollback(self.storage, self.base, timeline, failed)
+                    self.storage.delete(posixpath.join(self.base, HEARTBEAT_DIR, failed.requested_time))
         self._start = Start.of(timeline)
 
+    def fixed_bucket_ids(self, operation: str) -> bool:
+        """Non-blocking: a new bucket's file id is the same in every writer (not for a replacing write, whose new
+        file groups must differ from those it replaces)."""
+        return self.cc.non_blocking and operation not in ("insert_overwrite", "insert_overwrite_table")
+
     def requested(self, instant: str) -> None:
+        """Called before the instant is requested: another writer never sees it without a heartbeat."""
         if self.cc.lazy:
             self._beat = self.cc.heartbeat(self.storage, self.base, instant).__enter__()
 
@@ -178,26 +229,40 @@ class Guard:
             self._beat = None
 
     @contextlib.contextmanager
-    def committing(self, timeline: Timeline, inflight: Instant, stats: Iterable, replaced: Mapping[str, list[str]]
-                   ) -> Iterator[None]:
-        if not self.cc.optimistic:
+    def _lock_if_shared(self, timeline: Timeline, inflight: Instant | None) -> Iterator[None]:
+        """The table lock with several writers; when it cannot be taken, `inflight` is rolled back first."""
+        if not self.cc.multi_writer:
             yield
             return
-        mine = {(s.partition, s.file_id) for s in stats} | {(p, f) for p, ids in replaced.items() for f in ids}
         try:
             lock = self.cc.table_lock(self.storage, self.base)
             lock.__enter__()
         except LockTimeoutError:
-            rollback(self.storage, self.base, timeline, inflight)  # the table as it was
+            if inflight is not None:
+                rollback(self.storage, self.base, timeline, inflight)  # the table as it was
             raise
         try:
-            other = conflicts(timeline, self._start, mine, inflight.requested_time)
+            yield
+        finally:
+            lock.__exit__(None, None, None)
+
+    @contextlib.contextmanager
+    def committing(self, timeline: Timeline, inflight: Instant, stats: Iterable, replaced: Mapping[str, list[str]]
+                   ) -> Iterator[None]:
+        if not self.cc.multi_writer:
+            yield
+            return
+        non_blocking = self.cc.non_blocking and inflight.action != "replacecommit"
+        mine = {(s.partition, s.file_id) for s in stats
+                if not non_blocking or (s.prev_commit == "null" and not s.is_log)}
+        mine |= {(p, f) for p, ids in replaced.items() for f in ids}
+        with self._lock_if_shared(timeline, inflight):
+            other = conflicts(timeline, self._start, mine, inflight.requested_time, bucketed=self.bucketed,
+                              non_blocking=non_blocking)
             if other is None:
                 yield
                 return
             rollback(self.storage, self.base, timeline, inflight)
-        finally:
-            lock.__exit__(None, None, None)
         raise HudiConflictError(f"the write {inflight.requested_time} to {self.base} overlaps {other}, which "
                                 "completed first: it touched the same file groups. Nothing of this write is "
                                 "visible; write it again")

@@ -122,9 +122,74 @@ def test_concurrency_settings_are_checked(spark, tmp_path):
     df = _rows(spark, [0], 1)
     with pytest.raises(OptionError, match="EAGER rolls back the pending writes of the other writers"):
         t.upsert(df, {"hoodie.cleaner.policy.failed.writes": "EAGER"})
-    with pytest.raises(OptionError, match="NON_BLOCKING_CONCURRENCY_CONTROL is not supported yet"):
+    with pytest.raises(OptionError, match="NON_BLOCKING_CONCURRENCY_CONTROL needs a MERGE_ON_READ table with the "
+                                          r"simple bucket index \(hoodie.index.type=BUCKET"):
         t.upsert(df, {"hoodie.write.concurrency.mode": "NON_BLOCKING_CONCURRENCY_CONTROL"})
     with pytest.raises(OptionError, match="ZookeeperBasedLockProvider is not supported yet"):
         t.upsert(df, {"hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock."
                                                     "ZookeeperBasedLockProvider"})
     assert not (tmp_path / "t" / ".hoodie").exists()  # refused before anything was written
+
+
+NBCC = {**OCC, "hoodie.write.concurrency.mode": "non_blocking_concurrency_control",
+        "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.index.type": "BUCKET",
+        "hoodie.bucket.index.num.buckets": "2", "hoodie.compact.inline": "false"}
+
+
+def _file_ids(path):
+    return {file_names.parse_log(n).file_id if file_names.is_log(n) else file_names.parse_base(n).file_id
+            for n in _data_files(path)}
+
+
+def test_non_blocking_writers_append_to_the_same_file_groups(spark, tmp_path):
+    """Overlapping updates of two writers both land (log files of one file group): the greater ordering value
+    wins, whichever completed first. Creating one new bucket at once is the one conflict: a bucket has one file
+    group, named alike by every writer (after partition and bucket alone)."""
+    path = str(tmp_path / "t")
+    first, other = HudiTable(spark, path, NBCC), HudiTable(spark, path, NBCC)
+    first.upsert(_rows(spark, range(6), 1))
+    eu = _file_ids(path)
+    assert {f[:9] for f in eu} == {"00000000-", "00000001-"}
+    with _while_writing(lambda: other.upsert(_rows(spark, range(4), 5))):
+        first.upsert(_rows(spark, range(2, 6), 3))  # started first, completes second
+    assert _read(spark, path) == {"k0": "v0-5", "k1": "v1-5", "k2": "v2-5", "k3": "v3-5", "k4": "v4-3", "k5": "v5-3"}
+    with _while_writing(lambda: other.upsert(_rows(spark, [1, 4], 9))):
+        first.upsert(_rows(spark, [1, 5], 7))
+    expected = {"k0": "v0-5", "k1": "v1-9", "k2": "v2-5", "k3": "v3-5", "k4": "v4-9", "k5": "v5-7"}
+    assert _read(spark, path) == expected == _hudi_rs(path)
+    files_before = _data_files(path)
+    with _while_writing(lambda: other.upsert(_rows(spark, [8], 1, region="us"))):
+        with pytest.raises(HudiConflictError, match="overlaps deltacommit"):
+            first.upsert(_rows(spark, [8, 9], 2, region="us"))
+    assert _read(spark, path) == {**expected, "k8": "v8-1"} == _hudi_rs(path)
+    assert len(_data_files(path) - files_before) == 1  # the winner's new file group; nothing of the loser
+
+
+def test_non_blocking_write_goes_on_past_a_compaction_plan(spark, tmp_path):
+    """A compaction scheduled while a non-blocking write runs does not stop it: its log file completes after the
+    plan and belongs to the slice the plan opens (completion-time file slicing)."""
+    from pyhudi.services import compaction
+    path = str(tmp_path / "t")
+    t = HudiTable(spark, path, NBCC)
+    t.upsert(_rows(spark, range(4), 1))
+    t.upsert(_rows(spark, [2, 3], 1))  # log files to compact
+    plans = []
+    with _while_writing(lambda: plans.append(compaction.schedule(spark, path))):
+        t.upsert(_rows(spark, [0, 1], 2))
+    assert plans[0] is not None
+    compaction.execute(spark, path, plans[0].requested_time)
+    expected = {"k0": "v0-2", "k1": "v1-2", "k2": "v2-1", "k3": "v3-1"}
+    assert _read(spark, path) == expected == _hudi_rs(path)
+    assert any(file_names.is_base(n) for n in _data_files(path))
+
+
+def test_bucket_index_writers_creating_one_bucket_conflict_under_occ(spark, tmp_path):
+    """Under OCC with the bucket index, two writers creating one new bucket conflict (Hudi's bucket-index
+    conflict strategy): otherwise the bucket would get two file groups."""
+    path = str(tmp_path / "t")
+    opts = {**OCC, "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "1"}
+    first, other = HudiTable(spark, path, opts), HudiTable(spark, path, opts)
+    with _while_writing(lambda: other.insert(_rows(spark, [1], 1))):
+        with pytest.raises(HudiConflictError):
+            first.insert(_rows(spark, [2], 1))
+    assert _read(spark, path) == {"k1": "v1-1"} and len(_file_ids(path)) == 1
