@@ -1,8 +1,9 @@
 """A writer process for the crash harness: one upsert, run with PYHUDI_CRASH_AT set so that it
 kills itself at that point of the write protocol.
 
-python integration/crash_writer.py TABLE_PATH TABLE_TYPE FIRST_KEY
+python integration/crash_writer.py TABLE_PATH TABLE_TYPE FIRST_KEY [OPTIONS_JSON]
 """
+import json
 import sys
 
 from scenario import SCHEMA, options, rows
@@ -13,9 +14,11 @@ from pyhudi.write.hudi_table import HudiTable
 
 def main() -> None:
     path, table_type, first = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    extra = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
     spark = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
                              "spark.sql.shuffle.partitions": "2"})
-    HudiTable(spark, path, options(table_type)).upsert(spark.createDataFrame(rows(first, 40, ts=500), SCHEMA))
+    batch = spark.createDataFrame(rows(first, 40, ts=500), SCHEMA)
+    HudiTable(spark, path, {**options(table_type), **extra}).upsert(batch)
     spark.stop()
 
 

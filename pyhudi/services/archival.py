@@ -82,11 +82,11 @@ def archive(path: str, options: Mapping[str, str] | None = None, progress: Progr
     the data table's archived instants (completed, oldest first)."""
     options = checked(options)
     limits = _limits(options)
-    table = ServiceTable.open(path)
+    table = ServiceTable.open(path, options)
     if table.timeline.layout != 2:
         raise ArchivalError(f"{path} has timeline layout {table.timeline.layout} (table version 6): its archive "
                             ".hoodie/archived is not the LSM history pyhudi writes; upgrade the table to version 8")
-    with _lock(table):
+    with _lock(table), table.locked():
         done = _Archiver(table, options, limits).run(progress)
         mdt = metadata_table(table)
         if mdt is not None:

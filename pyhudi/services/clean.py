@@ -388,16 +388,17 @@ def clean(path: str, options: Mapping[str, str] | None = None, progress: Progres
     plans and runs one. Returns the completed clean instant (the last one finished), or None when
     there was nothing to clean (nothing is written then)."""
     options = checked(options)
-    table = ServiceTable.open(path)
-    done = _finish_pending(table, progress)
-    if not is_due(_Timeline(table), options):
-        return done
-    cleaner_plan = plan(table, options, progress)
-    if cleaner_plan is None:
-        return done
-    requested = table.timeline.create_requested("clean", im.encode(im.CLEANER_PLAN, cleaner_plan))
-    crash_point("after_requested")
-    return _execute(table, requested, cleaner_plan, progress)
+    table = ServiceTable.open(path, options)
+    with table.locked():  # several writers: none commits while the plan is made and carried out
+        done = _finish_pending(table, progress)
+        if not is_due(_Timeline(table), options):
+            return done
+        cleaner_plan = plan(table, options, progress)
+        if cleaner_plan is None:
+            return done
+        requested = table.timeline.create_requested("clean", im.encode(im.CLEANER_PLAN, cleaner_plan))
+        crash_point("after_requested")
+        return _execute(table, requested, cleaner_plan, progress)
 
 
 def clean_if_due(path: str, options: Mapping[str, str] | None = None) -> Instant | None:

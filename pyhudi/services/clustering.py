@@ -24,17 +24,17 @@ from pyhudi.services import layout
 from pyhudi.services.instant import (
     Progress,
     ServiceTable,
+    attempt,
     checked,
     commit,
     no_progress,
-    roll_back_attempt,
     run_planned,
 )
 from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.table.pending_plans import clustering_slices, held_file_groups, requested_plan
-from pyhudi.table.timeline import INFLIGHT, Instant
+from pyhudi.table.timeline import Instant
 from pyhudi.table.write_stat import by_partition
 from pyhudi.write import record_index, simple_index, view
 from pyhudi.write.client import write_groups
@@ -92,7 +92,13 @@ def schedule(spark: SparkSession, path: str, options: Mapping[str, str] | None =
     """Writes a clustering plan over the partitions' base files below the small-file limit (outside
     pending compaction and clustering plans); None when nothing needs clustering."""
     options = dict(options or {})
-    table = ServiceTable.open(path)
+    table = ServiceTable.open(path, options)
+    with table.locked():  # no writer commits while the plan is made (several writers)
+        return _schedule(spark, table, options)
+
+
+def _schedule(spark: SparkSession, table: ServiceTable, options: Mapping[str, str]) -> Instant | None:
+    path = table.uri
     held = held_file_groups(table.timeline)
     limit = o.CLUSTERING_SMALL_FILE_LIMIT.get(options)
     slices = [s for s in view.latest_file_slices(spark, table.uri, None, options)
@@ -134,16 +140,20 @@ def execute(spark: SparkSession, path: str, instant: str, options: Mapping[str, 
     """Runs the pending clustering `instant`: each input group's records (read through the connector)
     are sorted and written to the group's new file groups; the input groups are replaced."""
     options = dict(options or {})
-    table = ServiceTable.open(path)
+    table = ServiceTable.open(path, options)
     pending = {i.requested_time: i for i in pending_clusterings(table)}
     if instant not in pending:
         raise ClusteringError(f"{instant} is not a pending clustering of {path}; pending: "
                               f"{', '.join(pending) or 'none'} (schedule one with pyhudi cluster --schedule)")
-    if pending[instant].state == INFLIGHT:
-        roll_back_attempt(table, pending[instant])
     plan = requested_plan(table.timeline, pending[instant])["clusteringPlan"]
-    inflight = table.timeline.transition_to_inflight(Instant(instant, "clustering", "requested"))
-    crash_point("after_inflight")
+    with attempt(table, pending[instant]) as inflight:
+        crash_point("after_inflight")
+        return _run(spark, table, inflight, plan, options, progress)
+
+
+def _run(spark: SparkSession, table: ServiceTable, inflight: Instant, plan: dict, options: Mapping[str, str],
+         progress: Progress) -> Instant:
+    instant = inflight.requested_time
     groups = plan["inputGroups"] or []
     progress(f"clustering {len(groups)} groups of {instant}")
     params = (plan.get("strategy") or {}).get("strategyParams") or {}

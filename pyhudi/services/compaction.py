@@ -24,17 +24,18 @@ from pyhudi.faults import crash_point
 from pyhudi.services.instant import (
     Progress,
     ServiceTable,
+    attempt,
     checked,
     commit,
     no_progress,
-    roll_back_attempt,
+    run_each,
     run_planned,
 )
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.table.pending_plans import held_file_groups, requested_plan
-from pyhudi.table.timeline import INFLIGHT, Instant, parse_instant_time
+from pyhudi.table.timeline import Instant, parse_instant_time
 from pyhudi.table.write_stat import by_partition
 from pyhudi.write import simple_index, view
 from pyhudi.write.client import write_groups
@@ -117,7 +118,13 @@ def schedule(spark: SparkSession, path: str, options: Mapping[str, str] | None =
     """Writes a compaction plan over the latest file slices that have log files (outside pending
     compaction and clustering plans); None when no slice needs compacting."""
     options = dict(options or {})
-    table = mor_table(path)
+    table = mor_table(path, options)
+    with table.locked():  # no writer commits while the plan is made (several writers)
+        return _schedule(spark, table, options)
+
+
+def _schedule(spark: SparkSession, table: ServiceTable, options: Mapping[str, str]) -> Instant | None:
+    path = table.uri
     busy = held_file_groups(table.timeline)
     slices = [s for s in view.latest_file_slices(spark, path, None, options)
               if s.logs and (s.partition, s.file_id) not in busy]
@@ -133,8 +140,8 @@ def schedule(spark: SparkSession, path: str, options: Mapping[str, str] | None =
     return requested
 
 
-def mor_table(path: str) -> ServiceTable:
-    table = ServiceTable.open(path)
+def mor_table(path: str, options: Mapping[str, str] | None = None) -> ServiceTable:
+    table = ServiceTable.open(path, options)
     if not table.is_merge_on_read:
         raise CompactionError(f"{path} is a {table.props.get(properties.TYPE)} table; compaction merges the "
                               "log files of MERGE_ON_READ tables (a copy-on-write table has none)")
@@ -150,25 +157,22 @@ def execute(spark: SparkSession, path: str, instant: str, options: Mapping[str, 
     `action` "logcompaction", each slice's log records are merged into one new log file of the slice and the
     instant completes as a deltacommit (pyhudi.services.log_compaction)."""
     options = dict(options or {})
-    table = mor_table(path)
+    table = mor_table(path, options)
     pending = {i.requested_time: i for i in pending_compactions(table, action)}
     if instant not in pending:
         raise CompactionError(f"{instant} is not a pending {action} of {path}; pending: {', '.join(pending) or 'none'}"
                               f" (schedule one with pyhudi {COMMANDS[action]} --schedule)")
-    if pending[instant].state == INFLIGHT:
-        roll_back_attempt(table, pending[instant])
-    plan = plan_of(table, pending[instant])
-    ops = plan["operations"] or []
-    inflight = table.timeline.transition_to_inflight(Instant(instant, action, "requested"))
-    crash_point("after_inflight")
-    progress(f"{action}: merging {len(ops)} file slices of {instant}")
-    schema = current_schema(table.storage, table.base, table.props)
-    stats = _write_slices(spark, table, Instant(instant, action, INFLIGHT), ops, schema, options)
-    crash_point("after_files")
-    commit_schema = avro_schema.to_json(avro_schema.to_writer_style(schema))
-    operation = "COMPACT" if action == COMPACTION else "LOG_COMPACT"
-    meta = im.commit_metadata(by_partition(stats), operation, commit_schema, compacted=True)
-    done = commit(table, inflight, im.COMMIT, meta, write_stats=stats, schema=commit_schema)
+    ops = plan_of(table, pending[instant])["operations"] or []
+    with attempt(table, pending[instant]) as inflight:
+        crash_point("after_inflight")
+        progress(f"{action}: merging {len(ops)} file slices of {instant}")
+        schema = current_schema(table.storage, table.base, table.props)
+        stats = _write_slices(spark, table, inflight, ops, schema, options)
+        crash_point("after_files")
+        commit_schema = avro_schema.to_json(avro_schema.to_writer_style(schema))
+        operation = "COMPACT" if action == COMPACTION else "LOG_COMPACT"
+        meta = im.commit_metadata(by_partition(stats), operation, commit_schema, compacted=True)
+        done = commit(table, inflight, im.COMMIT, meta, write_stats=stats, schema=commit_schema)
     table.storage.delete(posixpath.join(table.base, ".hoodie", ".temp", instant))
     progress(f"{action} {instant} completed: {len(stats)} files written")
     return done
@@ -237,8 +241,8 @@ def run_inline(spark: SparkSession, path: str, options: Mapping[str, str]) -> li
     schedule_only = o.COMPACT_SCHEDULE_INLINE.get(options) and not inline
     if not table.is_merge_on_read or not (inline or schedule_only):
         return []
-    done = [] if schedule_only else [execute(spark, path, i.requested_time, options).requested_time
-                                     for i in pending_compactions(table)]
+    done = [] if schedule_only else run_each([i.requested_time for i in pending_compactions(table)],
+                                             lambda t: execute(spark, path, t, options))
     if not is_due(ServiceTable.open(path), options):
         return done
     return done + compact(spark, path, options, schedule_only=schedule_only)

@@ -2,13 +2,15 @@
 the service's instant, then the completed instant file: the same order as a write's commit)."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import posixpath
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from pyhudi.config import check
 from pyhudi.config import options as o
+from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter
 from pyhudi.metadata.layout import SUPPORTED_PARTITIONS, completed_partitions
@@ -16,8 +18,9 @@ from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.rollback import marker_files
-from pyhudi.table.timeline import Instant, Timeline
+from pyhudi.table.timeline import INFLIGHT, REQUESTED, Instant, Timeline
 from pyhudi.table.write_stat import WriteStat
+from pyhudi.write import concurrency
 
 log = logging.getLogger(__name__)
 
@@ -40,17 +43,24 @@ def checked(options: Mapping[str, str] | None) -> dict[str, str]:
 
 @dataclass
 class ServiceTable:
-    """One table as a service sees it: storage, base path, hoodie.properties, timeline."""
+    """One table as a service sees it: storage, base path, hoodie.properties, timeline, and the service's
+    options (which say whether other writers may be at work)."""
     storage: Storage
     base: str
     props: dict[str, str]
     timeline: Timeline
+    options: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, path: str) -> "ServiceTable":
+    def open(cls, path: str, options: Mapping[str, str] | None = None) -> "ServiceTable":
         storage, base = Storage.for_uri(path)
         props = properties.load(storage, base)
-        return cls(storage, base, props, Timeline.for_table(storage, base, props))
+        return cls(storage, base, props, Timeline.for_table(storage, base, props), dict(options or {}))
+
+    def locked(self) -> contextlib.AbstractContextManager:
+        """The table lock with several writers: a plan is made, and an instant committed, while no writer
+        commits (hoodie.write.concurrency.mode)."""
+        return concurrency.locked(self.options, self.storage, self.base)
 
     @property
     def uri(self) -> str:
@@ -78,15 +88,16 @@ def commit(table: ServiceTable, inflight: Instant, kind: str, meta: Mapping[str,
            record_index: Callable[[MetadataWriter], Any] | None = None) -> Instant:
     """The metadata table commits at the service's instant (files added, replaced, deleted, partitions gone, and -
     from `record_index(mdt)` - the record index's changes), then the instant completes with `meta` encoded as
-    `kind`."""
-    mdt = table.metadata_writer()
-    if mdt is not None:
-        mdt.commit(inflight.requested_time, inflight.action, list(write_stats), replaced, deleted,
-                   deleted_partitions=deleted_partitions, operation=operation, schema=schema,
-                   record_index=record_index(mdt) if record_index else None)
-    crash_point("after_metadata")
-    crash_point("before_complete")
-    return table.timeline.complete(inflight, im.encode(kind, meta))
+    `kind`; under the table lock with several writers."""
+    with table.locked():
+        mdt = table.metadata_writer()
+        if mdt is not None:
+            mdt.commit(inflight.requested_time, inflight.action, list(write_stats), replaced, deleted,
+                       deleted_partitions=deleted_partitions, operation=operation, schema=schema,
+                       record_index=record_index(mdt) if record_index else None)
+        crash_point("after_metadata")
+        crash_point("before_complete")
+        return table.timeline.complete(inflight, im.encode(kind, meta))
 
 
 def run_planned(pending: list[Instant], instant: str | None, schedule_only: bool,
@@ -100,7 +111,48 @@ def run_planned(pending: list[Instant], instant: str | None, schedule_only: bool
     if not times:
         scheduled = schedule()
         times = [scheduled.requested_time] if scheduled else []
-    return times if schedule_only else [execute(t).requested_time for t in times]
+    return times if schedule_only else run_each(times, execute)
+
+
+def run_each(times: list[str], execute: Callable[[str], Instant]) -> list[str]:
+    """Runs each pending plan; one another live writer is running is left to it. The instant times run."""
+    done = []
+    for t in times:
+        try:
+            done.append(execute(t).requested_time)
+        except ServiceBusyError as e:
+            log.info("%s; leaving it to that writer", e)
+    return done
+
+
+class ServiceBusyError(HudiError, RuntimeError):
+    """Another live process is running this plan."""
+
+
+@contextlib.contextmanager
+def attempt(table: ServiceTable, pending: Instant) -> Iterator[Instant]:
+    """One attempt at a planned service's instant (compaction, clustering): a dead earlier attempt is rolled
+    back, then the instant goes inflight. With several writers this happens under the table lock and the
+    attempt keeps a heartbeat: a plan inflight with a live heartbeat is another writer's (ServiceBusyError)."""
+    cc = concurrency.Concurrency.of(table.options)
+    beat = None
+    with table.locked():
+        now = next((i for i in table.timeline.instants() if i.requested_time == pending.requested_time), pending)
+        if now.is_completed:
+            raise ServiceBusyError(f"{now.action} {now.requested_time} was completed by another writer")
+        if now.state == INFLIGHT:
+            if cc.multi_writer and not cc.is_dead(table.storage, table.base, now):
+                raise ServiceBusyError(f"{now.action} {now.requested_time} is being run by another writer "
+                                       "(its heartbeat is live)")
+            roll_back_attempt(table, now)
+        if cc.multi_writer:
+            beat = cc.heartbeat(table.storage, table.base, now.requested_time).__enter__()
+        inflight = table.timeline.transition_to_inflight(Instant(now.requested_time, now.action, REQUESTED))
+    try:
+        yield inflight
+    finally:
+        if beat is not None:
+            beat.__exit__(None, None, None)
 
 
 def roll_back_attempt(table: ServiceTable, inflight: Instant) -> None:

@@ -50,7 +50,13 @@ def schedule(spark: SparkSession, path: str, options: Mapping[str, str] | None =
     """Writes a log compaction plan over the latest file slices with at least hoodie.log.compaction.blocks.threshold
     log blocks, outside pending compaction, log compaction and clustering plans; None when no slice qualifies."""
     options = dict(options or {})
-    table = compaction.mor_table(path)
+    table = compaction.mor_table(path, options)
+    with table.locked():  # no writer commits while the plan is made (several writers)
+        return _schedule(spark, table, options)
+
+
+def _schedule(spark: SparkSession, table: ServiceTable, options: Mapping[str, str]) -> Instant | None:
+    path = table.uri
     busy = held_file_groups(table.timeline, ("compaction", LOG_COMPACTION, "clustering"))
     completed = {i.requested_time for i in table.timeline.instants() if i.is_completed}
     threshold = o.LOG_COMPACTION_BLOCKS_THRESHOLD.get(options)

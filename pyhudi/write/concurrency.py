@@ -46,10 +46,15 @@ HEARTBEAT_DIR = ".hoodie/.heartbeat"
 WRITES = ("commit", "deltacommit", "replacecommit")
 _IN_PROCESS: dict[str, threading.Lock] = {}
 _IN_PROCESS_GUARD = threading.Lock()
+_HELD = threading.local()  # the tables whose lock this thread holds: taking it again inside is a no-op
 
 
 class HudiConflictError(HudiError, RuntimeError):
     """A write that overlapped another one: nothing of it is visible; write it again."""
+
+    def __init__(self, message: str, instant: str | None = None, other: str | None = None):
+        super().__init__(message)
+        self.instant, self.other = instant, other  # the instant rolled back, and the one it overlapped
 
 
 class LockTimeoutError(HudiError, TimeoutError):
@@ -97,7 +102,21 @@ class Concurrency:
 
     @contextlib.contextmanager
     def table_lock(self, storage: Storage, base: str) -> Iterator[None]:
-        """The table lock, waited for up to (1 + retries) x wait time."""
+        """The table lock, waited for up to (1 + retries) x wait time; re-entrant within a thread (a service's
+        commit inside its own locked planning)."""
+        held = _HELD.__dict__.setdefault("bases", set())
+        if base in held:
+            yield
+            return
+        held.add(base)
+        try:
+            with self._acquired(storage, base):
+                yield
+        finally:
+            held.discard(base)
+
+    @contextlib.contextmanager
+    def _acquired(self, storage: Storage, base: str) -> Iterator[None]:
         timeout = self.wait_s * (1 + self.retries)
         if self.provider.endswith("InProcessLockProvider"):
             with _IN_PROCESS_GUARD:
@@ -127,17 +146,14 @@ class Concurrency:
 
     def failed_writes(self, storage: Storage, base: str, timeline: Timeline) -> list[Instant]:
         """The pending writes to roll back before this write: all of them (EAGER), or those whose heartbeat
-        stopped more than the tolerable misses ago or never started (LAZY: a writer beats before it requests)."""
+        stopped (LAZY: a writer beats before it requests its instant)."""
         pending = [i for i in timeline.pending() if i.action in WRITES]
-        if not self.lazy:
-            return pending
-        limit = self.heartbeat_s * self.misses
-        dead = []
-        for i in pending:
-            age = locks.age_s(storage, posixpath.join(base, HEARTBEAT_DIR, i.requested_time))
-            if age is None or age > limit:
-                dead.append(i)
-        return dead
+        return [i for i in pending if not self.lazy or self.is_dead(storage, base, i)]
+
+    def is_dead(self, storage: Storage, base: str, instant: Instant) -> bool:
+        """The pending instant's heartbeat stopped more than the tolerable misses ago, or never started."""
+        age = locks.age_s(storage, posixpath.join(base, HEARTBEAT_DIR, instant.requested_time))
+        return age is None or age > self.heartbeat_s * self.misses
 
 
 @dataclass(frozen=True)
@@ -189,6 +205,13 @@ def _creates(stat: Mapping) -> bool:
     """A write stat of a file group's first base file."""
     name = posixpath.basename(stat.get("path") or "")
     return stat.get("prevCommit") in (None, "null") and not file_names.is_log(name)
+
+
+def locked(options: Mapping[str, str], storage: Storage, base: str) -> contextlib.AbstractContextManager:
+    """The table lock when `options` configure several writers (Hudi takes it to schedule and to commit table
+    services too); nothing with one writer."""
+    cc = Concurrency.of(options)
+    return cc.table_lock(storage, base) if cc.multi_writer else contextlib.nullcontext()
 
 
 class Guard:
@@ -265,4 +288,4 @@ class Guard:
             rollback(self.storage, self.base, timeline, inflight)
         raise HudiConflictError(f"the write {inflight.requested_time} to {self.base} overlaps {other}, which "
                                 "completed first: it touched the same file groups. Nothing of this write is "
-                                "visible; write it again")
+                                "visible; write it again", inflight.requested_time, other)

@@ -193,3 +193,30 @@ def test_bucket_index_writers_creating_one_bucket_conflict_under_occ(spark, tmp_
         with pytest.raises(HudiConflictError):
             first.insert(_rows(spark, [2], 1))
     assert _read(spark, path) == {"k1": "v1-1"} and len(_file_ids(path)) == 1
+
+
+def test_a_compaction_another_writer_runs_is_left_to_it(spark, tmp_path):
+    """With several writers, a compaction plan inflight with a live heartbeat is another writer's: running it
+    fails with ServiceBusyError and inline/pending runs skip it; once its heartbeat stops it is rolled back and
+    run again."""
+    import time
+
+    from pyhudi.services import compaction
+    from pyhudi.services.instant import ServiceBusyError
+    from pyhudi.table.timeline import Instant
+    path = str(tmp_path / "t")
+    opts = {**OCC, "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.compact.inline": "false",
+            "hoodie.client.heartbeat.interval_in_ms": "200", "hoodie.client.heartbeat.tolerable.misses": "2"}
+    t = HudiTable(spark, path, opts)
+    t.upsert(_rows(spark, range(4), 1))
+    t.upsert(_rows(spark, [0, 1], 2))
+    plan = compaction.schedule(spark, path, opts)
+    table = ServiceTable.open(path)
+    table.timeline.transition_to_inflight(Instant(plan.requested_time, "compaction", "requested"))
+    with locks.Heartbeat(table.storage, str(Path(path, HEARTBEAT_DIR, plan.requested_time)), 0.1):
+        with pytest.raises(ServiceBusyError, match="is being run by another writer"):
+            compaction.execute(spark, path, plan.requested_time, opts)
+        assert compaction.compact(spark, path, opts) == []  # the pending plan is left to its runner
+    time.sleep(0.5)  # its heartbeat has stopped: a dead attempt
+    assert compaction.compact(spark, path, opts) == [plan.requested_time]
+    assert _read(spark, path) == {"k0": "v0-2", "k1": "v1-2", "k2": "v2-1", "k3": "v3-1"} == _hudi_rs(path)
