@@ -8,3 +8,8 @@ working.
 
 class HudiError(Exception):
     """Base of every error pyhudi raises on purpose."""
+
+
+class CorruptFileError(HudiError, ValueError):
+    """A file's bytes cannot be decoded: truncated, bit-flipped, or not the format they claim. The
+    message names the file (or "input" when only bytes were given) and what is wrong."""

@@ -16,10 +16,14 @@ def varint(value: int) -> bytes:
     return bytes(out)
 
 
+MAX_VARINT_BYTES = 10  # a 64-bit value; longer runs of continuation bytes are corrupt
+
+
 def read_varint(buf: bytes, pos: int) -> tuple[int, int]:
-    """The unsigned varint at `pos` and the position after it; EOFError when `buf` ends inside it."""
+    """The unsigned varint at `pos` and the position after it; EOFError when `buf` ends inside it,
+    OverflowError when it runs past 10 bytes (no 64-bit value does)."""
     shift = result = 0
-    while True:
+    for _ in range(MAX_VARINT_BYTES):
         if pos >= len(buf):
             raise EOFError("varint truncated")
         b = buf[pos]
@@ -28,6 +32,7 @@ def read_varint(buf: bytes, pos: int) -> tuple[int, int]:
         if b < 0x80:
             return result, pos
         shift += 7
+    raise OverflowError(f"varint longer than {MAX_VARINT_BYTES} bytes at offset {pos - MAX_VARINT_BYTES}")
 
 
 def zigzag(n: int) -> bytes:
@@ -68,6 +73,8 @@ class AvroReader:
             result, self.pos = read_varint(self.data, self.pos)
         except EOFError:
             raise self.error(f"{self.what} truncated") from None
+        except OverflowError as e:
+            raise self.error(f"{self.what}: {e}") from None
         return (result >> 1) ^ -(result & 1)
 
     def raw(self, n: int) -> bytes:
@@ -80,8 +87,15 @@ class AvroReader:
     def bytes_(self) -> bytes:
         return self.raw(self.long())
 
+    def string(self) -> str:
+        at = self.pos
+        try:
+            return self.bytes_().decode("utf-8")
+        except UnicodeDecodeError:
+            raise self.error(f"{self.what}: string at offset {at} is not UTF-8") from None
+
     def optional_string(self) -> str | None:
         branch = self.long()
         if branch not in (0, 1):
             raise self.error(f"bad union branch {branch} for a [null, string] field")
-        return None if branch == 0 else self.bytes_().decode("utf-8")
+        return None if branch == 0 else self.string()

@@ -22,10 +22,12 @@ from __future__ import annotations
 import functools
 import json
 import re
+import struct
 from typing import Any
 
 import fastavro
 import pyarrow as pa
+from fastavro.schema import SchemaParseException
 
 from pyhudi.errors import HudiError
 
@@ -70,6 +72,13 @@ def to_json(schema: dict | list | str) -> str:
 def compiled(text: str):
     """fastavro's parsed form of a schema's JSON text, cached: block and instant codecs ask per call."""
     return fastavro.parse_schema(json.loads(text))
+
+
+# What fastavro (and json) raise on schema text or Avro bytes that do not decode: readers of
+# untrusted bytes turn these into their own format error. UnicodeDecodeError and JSONDecodeError
+# are ValueErrors; fastavro's SchemaParseException derives from Exception only.
+DECODE_ERRORS = (ValueError, TypeError, KeyError, IndexError, EOFError, OverflowError, RecursionError,
+                 AttributeError, struct.error, SchemaParseException)
 
 
 def parse(schema: str | dict) -> dict:

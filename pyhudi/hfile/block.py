@@ -65,10 +65,14 @@ def _decompress(on_disk: bytes, codec: str, size: int, where: str) -> bytes:
     if codec == "NONE":
         payload = on_disk
     elif codec == "GZ":
+        # at most one byte more than the header promises: a corrupt stream cannot inflate without bound
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
         try:
-            payload = zlib.decompress(on_disk, 16 + zlib.MAX_WBITS)
+            payload = inflater.decompress(on_disk, max(size, 0) + 1)
         except zlib.error as e:
             raise HFileFormatError(f"bad gzip data in {where}: {e}") from None
+        if len(payload) == size and not (inflater.eof and not inflater.unused_data):
+            raise HFileFormatError(f"gzip member of {where} is cut short or followed by other bytes")
     else:
         raise HFileFormatError(f"codec {codec} not supported by this reader")
     if len(payload) != size:
@@ -90,10 +94,17 @@ def read_block(data: bytes, offset: int, codec: str) -> RawBlock:
         raise HFileFormatError(f"inconsistent sizes in {where}")
     framed = data[offset:offset + data_with_header]
     stored = data[offset + data_with_header:end]
+    if per_ck <= 0:
+        raise HFileFormatError(f"{per_ck} bytes per checksum in {where}")
     if ck_type == CHECKSUM_CRC32C:
         if stored != checksums(framed, per_ck):
             raise HFileFormatError(f"CRC32C mismatch in {where}")
-    elif ck_type != CHECKSUM_NULL:
+    elif ck_type == CHECKSUM_NULL:
+        # Hudi's native writer leaves zero placeholders (one per chunk, give or take one), HBase none
+        chunks = -(-data_with_header // per_ck)
+        if len(stored) % 4 or len(stored) > 4 * (chunks + 1) or stored.count(0) != len(stored):
+            raise HFileFormatError(f"{where} has no checksums but {len(stored)} bytes that are not zero placeholders")
+    else:
         raise HFileFormatError(f"checksum type {ck_type} not supported by this reader ({where})")
     on_disk = data[offset + HEADER_SIZE:offset + data_with_header]
     return RawBlock(offset, magic, end - offset, uncompressed, prev, ck_type, per_ck,

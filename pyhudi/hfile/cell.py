@@ -42,14 +42,23 @@ def parse_cells(payload: bytes, with_mvcc: bool, with_tags: bool) -> list[tuple[
     """(row, value) of every cell of a data block; tags and memstore timestamps are skipped."""
     cells, pos, end = [], 0, len(payload)
     while pos < end:
+        if pos + 10 > end:
+            raise HFileFormatError(f"cell at payload offset {pos} is cut off by the end of its data block")
         key_len, value_len = _CELL_LENGTHS.unpack_from(payload, pos)
         key_at = pos + 8
-        row_len = struct.unpack_from(">h", payload, key_at)[0]
-        row = payload[key_at + 2:key_at + 2 + row_len]
+        row_len = struct.unpack_from(">H", payload, key_at)[0]
         value_at = key_at + key_len
+        if key_len < row_len + 2 or value_len < 0:
+            raise HFileFormatError(f"cell at payload offset {pos} has impossible lengths (key {key_len}, row "
+                                   f"{row_len}, value {value_len})")
+        if value_at + value_len > end:
+            raise HFileFormatError(f"cells overrun their data block by {value_at + value_len - end} bytes")
+        row = payload[key_at + 2:key_at + 2 + row_len]
         cells.append((row, payload[value_at:value_at + value_len]))
         pos = value_at + value_len
         if with_tags:
+            if pos + 2 > end:
+                raise HFileFormatError(f"cell tags at payload offset {pos} are cut off")
             pos += 2 + struct.unpack_from(">H", payload, pos)[0]
         if with_mvcc:
             _, pos = read_vlong(payload, pos)

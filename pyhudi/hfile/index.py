@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import struct
 
-from pyhudi.hfile.format import INTERMEDIATE_INDEX, ROOT_INDEX
+from pyhudi.hfile.format import INTERMEDIATE_INDEX, ROOT_INDEX, HFileFormatError
 from pyhudi.hfile.varint import read_vlong, vint_size, write_vlong
 
 __all__ = ["IndexChunk", "BlockIndexWriter", "parse_root_index", "parse_non_root_index"]
@@ -138,9 +138,13 @@ class BlockIndexWriter:
 def parse_root_index(payload: bytes, count: int) -> tuple[list[tuple[int, int, bytes]], bytes]:
     """Root index entries (offset, on-disk size, key) and the trailing mid-key bytes."""
     entries, pos = [], 0
-    for _ in range(count):
+    for i in range(count):
+        if pos + 13 > len(payload):
+            raise HFileFormatError(f"root index of {len(payload)} bytes ends inside entry {i} of {count}")
         offset, size = struct.unpack_from(">qi", payload, pos)
         key_len, pos = read_vlong(payload, pos + 12)
+        if not 0 <= key_len <= len(payload) - pos:
+            raise HFileFormatError(f"root index entry {i}: key length {key_len} overruns the block")
         entries.append((offset, size, payload[pos:pos + key_len]))
         pos += key_len
     return entries, payload[pos:]
@@ -148,12 +152,19 @@ def parse_root_index(payload: bytes, count: int) -> tuple[list[tuple[int, int, b
 
 def parse_non_root_index(payload: bytes) -> list[tuple[int, int, bytes]]:
     """Leaf/intermediate index entries (offset, on-disk size, key)."""
+    if len(payload) < 4:
+        raise HFileFormatError(f"non-root index block of {len(payload)} bytes has no entry count")
     count = struct.unpack_from(">i", payload, 0)[0]
-    marks = struct.unpack_from(f">{count + 1}i", payload, 4)
     base = 4 + 4 * (count + 1)
+    if count < 0 or base > len(payload):
+        raise HFileFormatError(f"non-root index entry count {count} does not fit its {len(payload)}-byte block")
+    marks = struct.unpack_from(f">{count + 1}i", payload, 4)
     entries = []
     for i in range(count):
         start, stop = base + marks[i], base + marks[i + 1]
+        if not base <= start <= stop - 12 or stop > len(payload):
+            raise HFileFormatError(f"non-root index entry {i} spans bytes {start}..{stop} of a "
+                                   f"{len(payload)}-byte block")
         offset, size = struct.unpack_from(">qi", payload, start)
         entries.append((offset, size, payload[start + 12:stop]))
     return entries

@@ -15,6 +15,14 @@ def read_varint(buf: bytes, pos: int) -> tuple[int, int]:
         return _read_varint(buf, pos)
     except EOFError:
         raise HFileFormatError("truncated protobuf varint") from None
+    except OverflowError as e:
+        raise HFileFormatError(f"bad protobuf varint: {e}") from None
+
+
+def _take(buf: bytes, pos: int, size: int, what: str) -> tuple[bytes, int]:
+    if size > len(buf) - pos:
+        raise HFileFormatError(f"protobuf {what} of {size} bytes at offset {pos} overruns its {len(buf)}-byte message")
+    return bytes(buf[pos:pos + size]), pos + size
 
 
 def field_varint(number: int, value: int) -> bytes:
@@ -35,7 +43,7 @@ def fields(buf: bytes) -> Iterable[tuple[int, int | bytes]]:
             value, pos = read_varint(buf, pos)
         elif wire == 2:
             size, pos = read_varint(buf, pos)
-            value, pos = bytes(buf[pos:pos + size]), pos + size
+            value, pos = _take(buf, pos, size, f"field {number}")
         else:
             raise HFileFormatError(f"unsupported protobuf wire type {wire} (field {number})")
         yield number, value
@@ -49,4 +57,4 @@ def delimited(message: bytes) -> bytes:
 def read_delimited(buf: bytes, pos: int) -> bytes:
     """The length-prefixed message starting at pos."""
     size, pos = read_varint(buf, pos)
-    return buf[pos:pos + size]
+    return _take(buf, pos, size, "message")[0]

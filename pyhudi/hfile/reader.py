@@ -14,10 +14,12 @@ from pyhudi.hfile.cell import key_value_key, parse_cells
 from pyhudi.hfile.format import (
     DATA,
     FILE_INFO,
+    HEADER_SIZE,
     INTERMEDIATE_INDEX,
     KEY_VALUE_VERSION,
     LEAF_INDEX,
     MAX_TAGS_LEN,
+    META,
     ROOT_INDEX,
     TRAILER_SIZE,
     TYPE_MAXIMUM,
@@ -78,10 +80,34 @@ def _cells(blocks: list[RawBlock], file_info: dict[bytes, bytes]) -> list[tuple[
     return [cell for b in blocks if b.magic == DATA for cell in parse_cells(b.payload, with_mvcc, with_tags)]
 
 
-def parse_hfile(data: bytes | bytearray | memoryview) -> HFileContents:
+def _root_entries(root: RawBlock, trailer: Trailer) -> tuple[list[tuple[int, int, bytes]], bytes]:
+    """Entries of the root data index; its payload must hold exactly the trailer's count of them
+    plus, with more than one level, the 16 bytes of mid-key metadata."""
+    entries, mid_key = parse_root_index(root.payload, trailer.data_index_count)
+    if len(mid_key) != (16 if trailer.data_index_levels > 1 else 0):
+        raise HFileFormatError(f"root data index at {root.offset} holds {len(mid_key)} bytes after the "
+                               f"{trailer.data_index_count} entries the trailer counts")
+    return entries, mid_key
+
+
+def _meta_entries(meta_root: RawBlock, trailer: Trailer) -> list[tuple[int, int, bytes]]:
+    entries, rest = parse_root_index(meta_root.payload, trailer.meta_index_count)
+    if rest:
+        raise HFileFormatError(f"meta index at {meta_root.offset} holds {len(rest)} bytes after the "
+                               f"{trailer.meta_index_count} entries the trailer counts")
+    return entries
+
+
+def parse_hfile(data: bytes | bytearray | memoryview, source: str = "input") -> HFileContents:
     """Walks every block front to back (verifying CRC32C checksums), then decodes cells, file
-    info, meta blocks and the root data index."""
-    data = bytes(data)
+    info, meta blocks and the root data index. HFileFormatError names `source` and the offset."""
+    try:
+        return _parse_hfile(bytes(data))
+    except HFileFormatError as e:
+        raise HFileFormatError(f"HFile {source}: {e}") from None
+
+
+def _parse_hfile(data: bytes) -> HFileContents:
     trailer = parse_trailer(data)
     blocks = _read_blocks(data, trailer)
     by_offset = {b.offset: b for b in blocks}
@@ -89,20 +115,22 @@ def parse_hfile(data: bytes | bytearray | memoryview) -> HFileContents:
                            f"no file-info block at {trailer.file_info_offset}")
     file_info = parse_file_info(info_block.payload)
     cells = _cells(blocks, file_info)
+    if len(cells) != trailer.entry_count:
+        raise HFileFormatError(f"{len(cells)} cells in the data blocks, the trailer counts {trailer.entry_count}")
     root = _block_of(by_offset, trailer.load_on_open_offset, ROOT_INDEX,
                      f"no root index at {trailer.load_on_open_offset}")
-    root_entries, mid_key = parse_root_index(root.payload, trailer.data_index_count)
+    root_entries, mid_key = _root_entries(root, trailer)
     # The meta index follows the data root.
     meta_root = _block_of(by_offset, root.offset + root.on_disk_size, ROOT_INDEX,
                           f"no meta index after the root data index at {root.offset}")
-    meta_entries, _ = parse_root_index(meta_root.payload, trailer.meta_index_count)
-    meta_blocks = {name: by_offset[offset].payload for offset, _, name in meta_entries}
+    meta_blocks = {name: _block_of(by_offset, offset, META, f"no meta block at {offset}").payload
+                   for offset, _, name in _meta_entries(meta_root, trailer)}
     return HFileContents(trailer, file_info, blocks, cells, meta_blocks, root_entries, mid_key)
 
 
-def read_hfile(data: bytes | bytearray | memoryview) -> list[tuple[bytes, bytes]]:
+def read_hfile(data: bytes | bytearray | memoryview, source: str = "input") -> list[tuple[bytes, bytes]]:
     """All cells of an HFile as (row, value) pairs in file order."""
-    return parse_hfile(data).cells
+    return parse_hfile(data, source).cells
 
 
 # -- seeking lookups
@@ -129,8 +157,12 @@ def _block_at(buf: bytes, pos: int, file_offset: int, codec: str, magics: tuple[
     return block
 
 
-def _fetch(read_at: ReadAt, offset: int, size: int, codec: str, magics: tuple[bytes, ...]) -> RawBlock:
-    """A block the index points at; the index's on-disk size must be the block's own."""
+def _fetch(read_at: ReadAt, offset: int, size: int, codec: str, magics: tuple[bytes, ...], end: int) -> RawBlock:
+    """A block the index points at, before file offset `end`; the index's on-disk size must be the
+    block's own."""
+    if offset < 0 or size < HEADER_SIZE or offset + size > end:
+        raise HFileFormatError(f"index entry points at bytes {offset}..{offset + size}, outside the blocks "
+                               f"(0..{end})")
     block = _block_at(read_at(offset, size), 0, offset, codec, magics)
     if block.on_disk_size != size:
         raise HFileFormatError(f"index says the block at {offset} has {size} bytes, its header {block.on_disk_size}")
@@ -157,35 +189,58 @@ def _slots(entries: list[tuple[int, int, bytes]], key_rows: list[bytes], row: by
     return range(max(lo, 0), hi + 1)
 
 
-def _children(nodes: list[tuple[list[tuple[int, int, bytes]], list[bytes]]]) -> dict[tuple[int, int], list[bytes]]:
-    """(offset, on-disk size) of each child block that can hold some of the rows wanted in
-    nodes ((index entries, rows) pairs), with those rows, in file order."""
-    below: dict[tuple[int, int], set[bytes]] = {}
+Child = tuple[int, int, bytes, "bytes | None"]  # offset, on-disk size, row range from the index keys
+
+
+def _children(nodes: list[tuple[list[tuple[int, int, bytes]], list[bytes]]]) -> dict[Child, list[bytes]]:
+    """Each child block that can hold some of the rows wanted in nodes ((index entries, rows)
+    pairs): its offset, on-disk size and the rows of its index key and the next one, with the
+    wanted rows, in file order."""
+    below: dict[Child, set[bytes]] = {}
     for entries, rows in nodes:
         key_rows = [_key_row(k) for _, _, k in entries]
         for row in rows:
             for i in _slots(entries, key_rows, row):
-                below.setdefault(entries[i][:2], set()).add(row)
-    return {child: sorted(rows) for child, rows in sorted(below.items())}
+                upper = key_rows[i + 1] if i + 1 < len(entries) else None
+                below.setdefault((*entries[i][:2], key_rows[i], upper), set()).add(row)
+    return {child: sorted(below[child]) for child in sorted(below, key=lambda c: c[:2])}
 
 
 def _data_entries(read_at: ReadAt, codec: str, levels: int, root: list[tuple[int, int, bytes]],
-                  rows: list[bytes]) -> list[tuple[int, int]]:
-    """(offset, on-disk size) of the data blocks that can hold rows, walking down a multi-level
-    index one level at a time, each index block read once."""
+                  rows: list[bytes], end: int) -> list[Child]:
+    """The data blocks that can hold rows, walking down a multi-level index one level at a time,
+    each index block read once."""
     below = _children([(root, rows)])
     for level in range(levels - 1, 0, -1):  # the index levels under the root, leaves last
         magics = (LEAF_INDEX,) if level == 1 else (INTERMEDIATE_INDEX,)
-        below = _children([(parse_non_root_index(_fetch(read_at, offset, size, codec, magics).payload), wanted)
-                           for (offset, size), wanted in below.items()])
+        below = _children([(parse_non_root_index(_fetch(read_at, offset, size, codec, magics, end).payload), wanted)
+                           for (offset, size, _, _), wanted in below.items()])
     return list(below)
 
 
-def lookup(read_at: ReadAt, size: int, rows: Iterable[bytes]) -> HFileLookup:
+def _data_cells(read_at: ReadAt, child: Child, codec: str, end: int, with_mvcc: bool,
+                with_tags: bool) -> list[tuple[bytes, bytes]]:
+    """Cells of a data block, which must lie between its index key and the next one: an index
+    entry pointing at another block (of the same size) is caught here."""
+    offset, size, lower, upper = child
+    cells = parse_cells(_fetch(read_at, offset, size, codec, (DATA,), end).payload, with_mvcc, with_tags)
+    if cells and (cells[0][0] < lower or (upper is not None and cells[-1][0] > upper)):
+        raise HFileFormatError(f"data block at {offset} holds rows outside the range its index entry gives")
+    return cells
+
+
+def lookup(read_at: ReadAt, size: int, rows: Iterable[bytes], source: str = "input") -> HFileLookup:
     """The cells of `rows` in the HFile of `size` bytes that read_at(offset, length) reads: the
     trailer, the load-on-open section (root data index, meta index, file info), then only the
     index and data blocks that can hold them, each once and checksums verified. The cells are
-    those a filter over parse_hfile's cells would give."""
+    those a filter over parse_hfile's cells would give. HFileFormatError names `source`."""
+    try:
+        return _lookup(read_at, size, rows)
+    except HFileFormatError as e:
+        raise HFileFormatError(f"HFile {source}: {e}") from None
+
+
+def _lookup(read_at: ReadAt, size: int, rows: Iterable[bytes]) -> HFileLookup:
     if size < TRAILER_SIZE:
         raise HFileFormatError(f"not an HFile: {size} bytes, fewer than the {TRAILER_SIZE}-byte trailer")
     trailer = parse_trailer(read_at(size - TRAILER_SIZE, TRAILER_SIZE))
@@ -198,17 +253,16 @@ def lookup(read_at: ReadAt, size: int, rows: Iterable[bytes]) -> HFileLookup:
     section = read_at(start, end - start)
     root = _block_at(section, 0, start, trailer.codec, (ROOT_INDEX,))
     # The meta index follows the data root; checked for a well-formed file, not used.
-    _block_at(section, root.on_disk_size, start + root.on_disk_size, trailer.codec, (ROOT_INDEX,))
+    _meta_entries(_block_at(section, root.on_disk_size, start + root.on_disk_size, trailer.codec, (ROOT_INDEX,)),
+                  trailer)
     info_at = trailer.file_info_offset
     file_info = parse_file_info(_block_at(section, info_at - start, info_at, trailer.codec, (FILE_INFO,)).payload)
     wanted = set(rows)
-    root_entries, _ = parse_root_index(root.payload, trailer.data_index_count)
+    root_entries, _ = _root_entries(root, trailer)
     if not wanted or not root_entries:
         return HFileLookup(file_info, [])
-    blocks = _data_entries(read_at, trailer.codec, trailer.data_index_levels, root_entries, sorted(wanted))
+    blocks = _data_entries(read_at, trailer.codec, trailer.data_index_levels, root_entries, sorted(wanted), start)
     with_mvcc, with_tags = _cell_layout(file_info)
-    cells = [cell for offset, on_disk in blocks
-             for cell in parse_cells(_fetch(read_at, offset, on_disk, trailer.codec, (DATA,)).payload,
-                                     with_mvcc, with_tags)
-             if cell[0] in wanted]
+    cells = [cell for child in blocks
+             for cell in _data_cells(read_at, child, trailer.codec, start, with_mvcc, with_tags) if cell[0] in wanted]
     return HFileLookup(file_info, cells, len(blocks))

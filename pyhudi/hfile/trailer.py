@@ -67,6 +67,17 @@ def _signed(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
+_BYTES_FIELDS = (11, 13)  # comparator class name, encryption key; fields 1-10 and 12 are varints
+
+
+def _trailer_fields(tail: bytes) -> dict[int, int | bytes]:
+    f = dict(pb.fields(pb.read_delimited(tail[:-4], 8)))
+    for number, value in f.items():
+        if number <= 13 and isinstance(value, bytes) != (number in _BYTES_FIELDS):
+            raise HFileFormatError(f"trailer field {number} has the wrong protobuf wire type")
+    return f
+
+
 def parse_trailer(data: bytes) -> Trailer:
     """The trailer at the end of a whole file's bytes."""
     if len(data) < TRAILER_SIZE:
@@ -78,14 +89,21 @@ def parse_trailer(data: bytes) -> Trailer:
     major, minor = version & 0xFFFFFF, (version >> 24) & 0xFF
     if major != MAJOR_VERSION:
         raise HFileFormatError(f"HFile major version {major} unsupported (only {MAJOR_VERSION})")
-    f = dict(pb.fields(pb.read_delimited(tail, 8)))
+    f = _trailer_fields(tail)
+    try:
+        comparator = f.get(11, b"").decode("utf-8")
+    except UnicodeDecodeError:
+        raise HFileFormatError("trailer comparator class name is not UTF-8") from None
+    levels = f.get(8, 1)
+    if not 1 <= levels <= 16:
+        raise HFileFormatError(f"trailer gives {levels} data index levels (1 to 16 exist)")
     return Trailer(
         file_info_offset=f.get(1, 0), load_on_open_offset=f.get(2, 0),
         uncompressed_data_index_size=f.get(3, 0), total_uncompressed_bytes=f.get(4),
         data_index_count=f.get(5, 0), meta_index_count=f.get(6, 0), entry_count=f.get(7, 0),
-        data_index_levels=f.get(8, 1), first_data_block_offset=_signed(f.get(9, 0)),
+        data_index_levels=levels, first_data_block_offset=_signed(f.get(9, 0)),
         last_data_block_offset=_signed(f.get(10, 0)),
-        comparator=f.get(11, b"").decode("utf-8"),
+        comparator=comparator,
         codec=CODEC_NAMES.get(f.get(12, 2), str(f.get(12))), major_version=major, minor_version=minor)
 
 
@@ -102,6 +120,8 @@ def parse_file_info(payload: bytes) -> dict[bytes, bytes]:
     info = {}
     for number, entry in pb.fields(pb.read_delimited(payload, 4)):
         if number == 1:
-            pair = dict(pb.fields(entry))
+            pair = dict(pb.fields(entry)) if isinstance(entry, bytes) else None
+            if pair is None or not all(isinstance(v, bytes) for v in pair.values()):
+                raise HFileFormatError("file info entry has the wrong protobuf wire type")
             info[pair.get(1, b"")] = pair.get(2, b"")
     return info

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import struct
 
+from pyhudi.hfile.format import HFileFormatError
+
 
 def vint_size(value: int) -> int:
     """Bytes of write_vlong(value)."""
@@ -28,11 +30,15 @@ def write_vlong(value: int) -> bytes:
 
 
 def read_vlong(buf: bytes, pos: int) -> tuple[int, int]:
-    """Inverse of write_vlong; returns (value, next position)."""
+    """Inverse of write_vlong; returns (value, next position). HFileFormatError when buf ends inside it."""
+    if pos >= len(buf):
+        raise HFileFormatError(f"truncated vlong at offset {pos}")
     first = struct.unpack_from(">b", buf, pos)[0]
     if first >= -112:
         return first, pos + 1
     negative = first < -120
     size = (-120 - first) if negative else (-112 - first)
+    if pos + 1 + size > len(buf):
+        raise HFileFormatError(f"truncated vlong at offset {pos}")
     value = int.from_bytes(buf[pos + 1:pos + 1 + size], "big")
     return (~value if negative else value), pos + 1 + size

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 import fastavro
 
-from pyhudi.avro.schema import compiled, to_json
+from pyhudi.avro.schema import DECODE_ERRORS, compiled, to_json
 from pyhudi.log.cursor import Cursor, LogFormatError
 
 CONTENT_VERSION = 3  # written by Hudi 1.0
@@ -35,7 +35,10 @@ def decode_avro_content(content: bytes) -> list[bytes]:
     version = c.int32("content version")
     if version not in (2, 3):  # v2 had the same layout; v1 (no per-record lengths) is not read
         raise LogFormatError(f"Avro data block content version {version} is not supported")
-    recs = [c.take(c.int32("record length"), "record") for _ in range(c.int32("record count"))]
+    count = c.int32("record count")
+    if count < 0:
+        raise LogFormatError(f"Avro data block claims {count} records")
+    recs = [c.take(c.int32("record length"), "record") for _ in range(count)]
     if c.pos != len(content):
         raise LogFormatError(f"{len(content) - c.pos} bytes after the last record of an Avro data block")
     return recs
@@ -53,6 +56,20 @@ def encode_avro_records(records: Iterable[Mapping[str, Any]], schema: str | dict
 
 
 def decode_avro_records(record_bytes: Iterable[bytes], schema: str) -> list[dict]:
-    """Records (dicts) from their Avro binary under the schema text."""
-    parsed = compiled(schema)
-    return [fastavro.schemaless_reader(io.BytesIO(b), parsed) for b in record_bytes]
+    """Records (dicts) from their Avro binary under the schema text; each must fill its bytes
+    exactly. Anything that does not decode is a LogFormatError."""
+    try:
+        parsed = compiled(schema)
+    except DECODE_ERRORS as e:
+        raise LogFormatError(f"SCHEMA header is not an Avro schema ({type(e).__name__}: {e})") from None
+    out = []
+    for i, raw in enumerate(record_bytes):
+        buf = io.BytesIO(raw)
+        try:
+            out.append(fastavro.schemaless_reader(buf, parsed))
+        except DECODE_ERRORS as e:
+            raise LogFormatError(f"record {i} does not decode under the SCHEMA header ({type(e).__name__}: {e})") \
+                from None
+        if buf.tell() != len(raw):
+            raise LogFormatError(f"record {i} has {len(raw) - buf.tell()} bytes its SCHEMA header does not read")
+    return out

@@ -45,6 +45,7 @@ class LogBlock:
     footer: dict[int, str] = field(default_factory=dict)
     format_version: int = LOG_FORMAT_VERSION
     offset: int | None = None  # position in the file it was read from
+    source: str | None = None  # the file it was read from, for messages
 
     @property
     def instant_time(self) -> str | None:
@@ -65,17 +66,29 @@ class LogBlock:
     def record_bytes(self) -> list[bytes]:
         """Raw Avro records of an Avro/CDC data block."""
         self._expect(BlockType.AVRO_DATA, BlockType.CDC_DATA)
-        return decode_avro_content(self.content)
+        return self._decoded(decode_avro_content, self.content)
 
     def records(self) -> list[dict]:
         """Decoded records of an Avro/CDC data block, under the block's SCHEMA header."""
         if self.schema is None:
-            raise LogFormatError("data block has no SCHEMA header")
-        return decode_avro_records(self.record_bytes(), self.schema)
+            raise LogFormatError(f"{self.where()} has no SCHEMA header")
+        return self._decoded(decode_avro_records, self.record_bytes(), self.schema)
 
     def deletes(self) -> list[DeleteRecord]:
         self._expect(BlockType.DELETE)
-        return decode_delete_content(self.content)
+        return self._decoded(decode_delete_content, self.content)
+
+    def where(self) -> str:
+        """The block in messages: type, offset and file."""
+        at = "" if self.offset is None else f" at offset {self.offset}"
+        return f"{_type_name(self.block_type)} block{at} of {self.source or 'input'}"
+
+    def _decoded(self, decode, *args):
+        """decode(*args), its LogFormatError naming this block."""
+        try:
+            return decode(*args)
+        except LogFormatError as e:
+            raise LogFormatError(f"{self.where()}: {e}") from None
 
     def _expect(self, *types: int) -> None:
         if self.block_type not in types:

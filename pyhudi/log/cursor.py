@@ -33,7 +33,14 @@ class Cursor:
     def map(self, what: str) -> dict[int, str]:
         """A header/footer map: int32 count, then per entry int32 key, int32 length, UTF-8 value."""
         out = {}
-        for _ in range(self.int32(f"{what} entry count")):
+        count = self.int32(f"{what} entry count")
+        if count < 0:
+            raise LogFormatError(f"{what} entry count {count} at offset {self.pos - 4} is negative")
+        for _ in range(count):
             key = self.int32(f"{what} key")
-            out[key] = self.take(self.int32(f"{what} value length"), f"{what} value").decode("utf-8")
+            at = self.pos
+            try:
+                out[key] = self.take(self.int32(f"{what} value length"), f"{what} value").decode("utf-8")
+            except UnicodeDecodeError:
+                raise LogFormatError(f"{what} value of key {key} at offset {at} is not UTF-8") from None
         return out

@@ -13,10 +13,13 @@ from __future__ import annotations
 import struct
 from typing import Iterable, Mapping
 
-from pyhudi.log.block import LOG_FORMAT_VERSION, LogBlock
+from pyhudi.log.block import LOG_FORMAT_VERSION, BlockType, HeaderKey, LogBlock
 from pyhudi.log.cursor import Cursor, LogFormatError
 
 MAGIC = b"#HUDI#"
+# CORRUPT is the reader-side placeholder of Hudi's reader, never written
+_READABLE_TYPES = frozenset(int(t) for t in BlockType) - {int(BlockType.CORRUPT)}
+_HEADER_KEYS = frozenset(int(k) for k in HeaderKey)
 
 
 def encode_map(entries: Mapping[int, str]) -> bytes:
@@ -44,11 +47,18 @@ def encode_blocks(blocks: Iterable[LogBlock]) -> bytes:
     return b"".join(encode_block(b) for b in blocks)
 
 
-def read_blocks(data: bytes) -> list[LogBlock]:
-    """Every block of a log file's bytes; LogFormatError names the offset of a bad block."""
+def read_blocks(data: bytes, source: str = "input") -> list[LogBlock]:
+    """Every block of a log file's bytes. Unlike Hudi's reader, which skips a torn or corrupt
+    block and resyncs on the next magic (as the connector does), any damage is a LogFormatError
+    naming `source` (the file) and the offset of the bad block: the writer side reads logs to
+    rewrite them and must not drop records."""
     blocks, pos = [], 0
     while pos < len(data):
-        block, pos = _read_block(data, pos)
+        try:
+            block, pos = _read_block(data, pos)
+        except LogFormatError as e:
+            raise LogFormatError(f"log file {source}: {e}") from None
+        block.source = source
         blocks.append(block)
     return blocks
 
@@ -66,7 +76,12 @@ def _read_block(data: bytes, start: int) -> tuple[LogBlock, int]:
     if version != LOG_FORMAT_VERSION:
         raise LogFormatError(f"block at offset {start}: log format version {version} is not supported")
     block_type = c.int32("block type")
+    if block_type not in _READABLE_TYPES:
+        raise LogFormatError(f"block at offset {start}: unknown block type id {block_type}")
     header = c.map("header")
+    unknown = sorted(set(header) - _HEADER_KEYS)
+    if unknown:
+        raise LogFormatError(f"block at offset {start}: unknown header key id {unknown[0]}")
     content = c.take(c.int64("content length"), "content")
     footer = c.map("footer")
     if c.pos != end:
@@ -81,6 +96,6 @@ def read_log_file(path: str, filesystem=None) -> list[LogBlock]:
     """Blocks of a log file on local disk or, with a pyarrow filesystem, anywhere."""
     if filesystem is None:
         with open(path, "rb") as f:
-            return read_blocks(f.read())
+            return read_blocks(f.read(), path)
     with filesystem.open_input_stream(path) as f:
-        return read_blocks(f.read())
+        return read_blocks(f.read(), path)

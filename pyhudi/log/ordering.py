@@ -114,9 +114,13 @@ def decode_wrapped(r: AvroReader, kind: str) -> Any:
     if kind == "bytes":
         return r.bytes_()
     if kind == "string":
-        return r.bytes_().decode("utf-8")
+        return r.string()
     if kind == "date":
-        return _EPOCH_DAY + dt.timedelta(days=r.long())
+        days = r.long()
+        try:
+            return _EPOCH_DAY + dt.timedelta(days=days)
+        except OverflowError:
+            raise LogFormatError(f"date ordering value {days} days after 1970-01-01 is out of range") from None
     if kind == "decimal":
         unscaled = int.from_bytes(r.bytes_(), "big", signed=True)
         return decimal.Decimal(unscaled).scaleb(-_DECIMAL_SCALE)

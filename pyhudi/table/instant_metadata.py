@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import io
+import itertools
 import json
 import os
 from pathlib import Path
@@ -20,7 +21,8 @@ from fastavro.validation import ValidationError, validate
 
 from pyhudi.avro.binary import avro_bytes as _avro_bytes
 from pyhudi.avro.binary import zigzag as _zigzag
-from pyhudi.avro.schema import compiled
+from pyhudi.avro.schema import DECODE_ERRORS, compiled
+from pyhudi.errors import CorruptFileError
 
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
 AVRO_MAGIC = b"Obj\x01"
@@ -161,37 +163,49 @@ def encode(kind: str, obj: Mapping[str, Any], *, sync: bytes | None = None,
 # Decoding
 
 
-def decode(data: bytes, kind: str | None = None, layout_version: int = 2) -> dict:
+def decode(data: bytes, kind: str | None = None, layout_version: int = 2, source: str | None = None) -> dict:
     """The object stored in an instant file; {} for an empty file.
 
     Avro files are read with the writer schema they embed; `kind`, when given, must match it.
     JSON commit metadata (layout 1, and what Hudi 1.x still reads for upgrades) is normalised to
-    the Avro shape of `kind` (inferred when None).
+    the Avro shape of `kind` (inferred when None). Bytes that do not decode raise CorruptFileError
+    naming `source` (the file; "input" when None). Neither encoding has a checksum: a corrupt
+    file may also decode to another valid value.
     """
     if layout_version not in (1, 2):
         raise ValueError(f"unknown timeline layout version {layout_version}; valid: 1, 2")
     if not data:
         return {}
-    if data[:4] == AVRO_MAGIC:
-        return _decode_avro(data, kind)
-    if data.lstrip()[:1] == b"{":
-        return _decode_json(data, kind)
-    raise ValueError(f"instant file is neither an Avro container nor JSON (starts {data[:8]!r})")
+    name = source or "input"
+    try:
+        if data[:4] == AVRO_MAGIC:
+            return _decode_avro(data, kind)
+        if data.lstrip()[:1] == b"{":
+            return _decode_json(data, kind)
+    except CorruptFileError as e:
+        raise CorruptFileError(f"instant file {name}: {e}") from None
+    except DECODE_ERRORS as e:
+        raise CorruptFileError(f"cannot decode instant file {name} ({type(e).__name__}: {e})") from None
+    raise CorruptFileError(f"instant file {name} is neither an Avro container nor JSON (starts {data[:8]!r})")
 
 
 def _decode_avro(data: bytes, kind: str | None) -> dict:
     reader = fastavro.reader(io.BytesIO(data))
     name = reader.writer_schema.get("name", "").rsplit(".", 1)[-1]
     if kind is not None and name != kind:
-        raise ValueError(f"instant file holds a {name}, expected a {kind}")
-    records = list(reader)
+        raise CorruptFileError(f"holds a {name}, expected a {kind}")
+    records = list(itertools.islice(reader, 2))  # a corrupt record count must not make it decode on and on
     if len(records) != 1:
-        raise ValueError(f"instant file holds {len(records)} records, expected 1")
+        raise CorruptFileError(f"holds {'more than 1' if records else 'no'} records, expected 1")
+    if not isinstance(records[0], dict):
+        raise CorruptFileError(f"holds a {type(records[0]).__name__}, not a record")
     return records[0]
 
 
 def _decode_json(data: bytes, kind: str | None) -> dict:
     doc = json.loads(data)
+    if not isinstance(doc, dict):
+        raise CorruptFileError(f"JSON holds a {type(doc).__name__}, not an object")
     if kind is None:
         kind = REPLACE_COMMIT if "partitionToReplaceFileIds" in doc else COMMIT
     if kind not in (COMMIT, REPLACE_COMMIT):
@@ -199,6 +213,9 @@ def _decode_json(data: bytes, kind: str | None) -> dict:
     out = {f: doc.get(f) for f in record_fields(kind)}
     stats = doc.get("partitionToWriteStats")
     if stats is not None:
+        if not isinstance(stats, dict) or not all(isinstance(ss, list) and all(isinstance(st, dict) for st in ss)
+                                                   for ss in stats.values()):
+            raise CorruptFileError("partitionToWriteStats is not an object of write stat lists")
         out["partitionToWriteStats"] = {p: [_stat_from_json(s) for s in ss] for p, ss in stats.items()}
     return out
 

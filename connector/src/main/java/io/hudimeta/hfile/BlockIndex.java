@@ -54,6 +54,18 @@ final class BlockIndex {
       return nodes[levels - 1].onDiskSize(slots[levels - 1]);
     }
 
+    /** Row of the data block's index key: a lower bound of its rows. */
+    byte[] blockLowerRow() {
+      return nodes[levels - 1].key(slots[levels - 1]);
+    }
+
+    /** Row of the next entry's key in the same index block (an upper bound of this block's rows), or null. */
+    byte[] blockUpperRow() {
+      IndexNode leaf = nodes[levels - 1];
+      int slot = slots[levels - 1];
+      return slot + 1 < leaf.size() ? leaf.key(slot + 1) : null;
+    }
+
     /** Moves to the next data block; false after the last one. */
     boolean advance() throws IOException {
       int depth = levels - 1;

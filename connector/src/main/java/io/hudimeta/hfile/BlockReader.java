@@ -30,9 +30,17 @@ final class BlockReader {
 
   /** Reads the block at offset whose on-disk size (header included) is known from an index entry. */
   Block read(long offset, int onDiskSize, BlockType expected) throws IOException {
-    if (onDiskSize < HEADER_SIZE) {
+    if (onDiskSize < HEADER_SIZE || offset < 0 || offset > source.length() - onDiskSize) {
       throw new CorruptHFileException(
-        "index entry gives size " + onDiskSize + " for the block at offset " + offset + " of " + source.name()
+        "index entry gives size " +
+          onDiskSize +
+          " for the block at offset " +
+          offset +
+          " of " +
+          source.name() +
+          ", outside its " +
+          source.length() +
+          " bytes"
       );
     }
     byte[] buf = new byte[onDiskSize];
@@ -97,7 +105,8 @@ final class BlockReader {
 
   /**
    * One 4-byte checksum per bytesPerChecksum chunk of header + on-disk payload. Hudi's native
-   * writer uses type 0 (NULL) and leaves zero placeholders, which are not checked.
+   * writer uses type 0 (NULL) and leaves zero placeholders (one per chunk, give or take one at a
+   * chunk boundary), HBase none; anything else there means the type byte itself is corrupt.
    */
   private static void verifyChecksums(
     byte[] buf,
@@ -108,16 +117,26 @@ final class BlockReader {
     int bytesPerChecksum,
     String where
   ) throws CorruptHFileException {
-    if (checksumType == CHECKSUM_NULL) {
-      return;
-    }
-    if (checksumType != CHECKSUM_CRC32 && checksumType != CHECKSUM_CRC32C) {
+    if (checksumType != CHECKSUM_NULL && checksumType != CHECKSUM_CRC32 && checksumType != CHECKSUM_CRC32C) {
       throw new CorruptHFileException("unknown checksum type " + checksumType + " in " + where);
     }
     if (bytesPerChecksum <= 0) {
       throw new CorruptHFileException("bytesPerChecksum " + bytesPerChecksum + " in " + where);
     }
-    int chunks = (dataWithHeader + bytesPerChecksum - 1) / bytesPerChecksum;
+    int chunks = (int) (((long) dataWithHeader + bytesPerChecksum - 1) / bytesPerChecksum);
+    if (checksumType == CHECKSUM_NULL) {
+      int area = onDiskSize - dataWithHeader;
+      boolean zeros = area % 4 == 0 && area <= 4L * (chunks + 1);
+      for (int i = pos + dataWithHeader; zeros && i < pos + onDiskSize; i++) {
+        zeros = buf[i] == 0;
+      }
+      if (!zeros) {
+        throw new CorruptHFileException(
+          where + " has no checksums but " + area + " bytes that are not zero placeholders"
+        );
+      }
+      return;
+    }
     if (onDiskSize - dataWithHeader != 4 * chunks) {
       throw new CorruptHFileException(
         where + " has " + (onDiskSize - dataWithHeader) + " checksum bytes, expected " + 4 * chunks

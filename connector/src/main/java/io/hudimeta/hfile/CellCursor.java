@@ -6,7 +6,8 @@ import java.io.IOException;
 final class CellCursor {
 
   interface BlockLoader {
-    DataBlock load(long offset, int onDiskSize) throws IOException;
+    /** The data block at offset, whose rows the index bounds by lowerRow and upperRow (null: unknown). */
+    DataBlock load(long offset, int onDiskSize, byte[] lowerRow, byte[] upperRow) throws IOException;
   }
 
   private final BlockIndex.Position position;
@@ -18,7 +19,7 @@ final class CellCursor {
     this.position = position;
     this.loader = loader;
     if (position != null) {
-      block = loader.load(position.blockOffset(), position.blockSize());
+      block = load();
       slot = target == null ? 0 : block.lowerBound(target);
     }
   }
@@ -41,13 +42,22 @@ final class CellCursor {
   boolean valid() throws IOException {
     while (block != null && slot >= block.count()) {
       if (position.advance()) {
-        block = loader.load(position.blockOffset(), position.blockSize());
+        block = load();
         slot = 0;
       } else {
         block = null;
       }
     }
     return block != null;
+  }
+
+  private DataBlock load() throws IOException {
+    return loader.load(
+      position.blockOffset(),
+      position.blockSize(),
+      position.blockLowerRow(),
+      position.blockUpperRow()
+    );
   }
 
   int compareRow(byte[] row) {

@@ -37,7 +37,8 @@ public enum Codec {
   /** Decompresses one block payload; GZ payloads are single gzip members (RFC 1952). */
   byte[] decompress(byte[] buf, int off, int len, int uncompressedSize, String where) throws IOException {
     requireSupported(where);
-    byte[] out = this == NONE ? Arrays.copyOfRange(buf, off, off + len) : gunzip(buf, off, len, where);
+    byte[] out =
+      this == NONE ? Arrays.copyOfRange(buf, off, off + len) : gunzip(buf, off, len, uncompressedSize, where);
     if (out.length != uncompressedSize) {
       throw new CorruptHFileException(
         where + " decompresses to " + out.length + " bytes, header says " + uncompressedSize
@@ -46,9 +47,10 @@ public enum Codec {
     return out;
   }
 
-  private static byte[] gunzip(byte[] buf, int off, int len, String where) throws CorruptHFileException {
+  /** At most one byte more than the header promises: a corrupt stream cannot inflate without bound. */
+  private static byte[] gunzip(byte[] buf, int off, int len, int expected, String where) throws CorruptHFileException {
     try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(buf, off, len), 8192)) {
-      return in.readAllBytes();
+      return in.readNBytes(Math.max(expected, 0) + (expected < Integer.MAX_VALUE ? 1 : 0));
     } catch (IOException e) {
       throw new CorruptHFileException("cannot gunzip " + where + ": " + e.getMessage(), e);
     }

@@ -36,6 +36,8 @@ public final class HFileReader implements Closeable {
   private static final int INDEX_BLOCK_CACHE = 32;
   private static final String KEY_VALUE_VERSION = "KEY_VALUE_VERSION";
   private static final String MAX_TAGS_LEN = "hfile.MAX_TAGS_LEN";
+  /** Mid-key metadata after the root entries of a multi-level data index: leaf offset, size, entry. */
+  private static final int MID_KEY_SIZE = 8 + 4 + 4;
 
   private final ByteSource source;
   private final Trailer trailer;
@@ -109,6 +111,7 @@ public final class HFileReader implements Closeable {
     IndexNode root = IndexNode.parseRoot(
       rootBlock.payload(),
       trailer.dataIndexCount(),
+      trailer.dataIndexLevels() > 1 ? MID_KEY_SIZE : 0,
       true,
       "root data index of " + source.name()
     );
@@ -117,6 +120,7 @@ public final class HFileReader implements Closeable {
     this.metaIndex = IndexNode.parseRoot(
       metaBlock.payload(),
       trailer.metaIndexCount(),
+      0,
       false,
       "meta index of " + source.name()
     );
@@ -155,9 +159,12 @@ public final class HFileReader implements Closeable {
     return Optional.of(blocks.read(metaIndex.offset(slot), metaIndex.onDiskSize(slot), BlockType.META).payload());
   }
 
-  /** All cells in file order. */
+  /**
+   * All cells in file order. A scan that ends with another number of cells than the trailer counts
+   * fails: in files without checksums (Hudi's native writer) that is how a corrupt index shows.
+   */
   public Iterator<Cell> scan() {
-    return iterate(() -> CellCursor.atStart(dataIndex, this::dataBlock), cursor -> true);
+    return iterate(() -> CellCursor.atStart(dataIndex, this::dataBlock), cursor -> true, trailer.entryCount());
   }
 
   /** The first cell whose row equals row, or empty when the row is absent. */
@@ -172,7 +179,7 @@ public final class HFileReader implements Closeable {
 
   /** All cells whose row starts with prefix, in file order. */
   public Iterator<Cell> scanPrefix(byte[] prefix) {
-    return iterate(() -> CellCursor.atOrAfter(dataIndex, this::dataBlock, prefix), c -> c.rowStartsWith(prefix));
+    return iterate(() -> CellCursor.atOrAfter(dataIndex, this::dataBlock, prefix), c -> c.rowStartsWith(prefix), -1);
   }
 
   public Iterator<Cell> scanPrefix(String prefix) {
@@ -225,6 +232,23 @@ public final class HFileReader implements Closeable {
     return "HFileReader[" + source.name() + ", " + entryCount() + " entries]";
   }
 
+  /**
+   * The data block an index entry points at. Its rows must lie between the entry's key and the
+   * next entry's: in files without checksums, an entry pointing at another block fails here.
+   */
+  private DataBlock dataBlock(long offset, int onDiskSize, byte[] lowerRow, byte[] upperRow) throws IOException {
+    DataBlock block = dataBlock(offset, onDiskSize);
+    int last = block.count() - 1;
+    if (
+      last >= 0 && (block.compareRow(0, lowerRow) < 0 || (upperRow != null && block.compareRow(last, upperRow) > 0))
+    ) {
+      throw new CorruptHFileException(
+        "data block at offset " + offset + " of " + source.name() + " holds rows outside the range of its index entry"
+      );
+    }
+    return block;
+  }
+
   private DataBlock dataBlock(long offset, int onDiskSize) throws IOException {
     return dataBlocks.get(offset, () -> {
       BlockReader.Block block = blocks.read(offset, onDiskSize, BlockType.DATA);
@@ -264,21 +288,32 @@ public final class HFileReader implements Closeable {
     CellCursor create() throws IOException;
   }
 
-  /** Lazily positions a cursor, then yields cells while the condition holds. */
-  private static Iterator<Cell> iterate(CursorFactory factory, Predicate<CellCursor> condition) {
+  /**
+   * Lazily positions a cursor, then yields cells while the condition holds; a whole-file scan
+   * ({@code expected} >= 0) checks the number of cells at its end.
+   */
+  private Iterator<Cell> iterate(CursorFactory factory, Predicate<CellCursor> condition, long expected) {
     return new Iterator<>() {
       private CellCursor cursor;
+      private long seen;
 
       @Override
       public boolean hasNext() {
+        boolean more;
         try {
           if (cursor == null) {
             cursor = factory.create();
           }
-          return cursor.valid() && condition.test(cursor);
+          more = cursor.valid() && condition.test(cursor);
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
+        if (!more && expected >= 0 && seen != expected) {
+          throw new CorruptHFileException(
+            "scan of " + source.name() + " found " + seen + " cells, its trailer counts " + expected
+          );
+        }
+        return more;
       }
 
       @Override
@@ -288,6 +323,7 @@ public final class HFileReader implements Closeable {
         }
         Cell cell = cursor.cell();
         cursor.next();
+        seen++;
         return cell;
       }
     };

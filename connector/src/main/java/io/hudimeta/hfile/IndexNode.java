@@ -20,13 +20,19 @@ final class IndexNode {
   }
 
   /**
-   * Root index payload: count entries of {@code int64 offset | int32 size | VInt keyLen | key}.
-   * Any bytes after them (the mid-key metadata of multi-level indexes) are ignored.
+   * Root index payload: count entries of {@code int64 offset | int32 size | VInt keyLen | key}, then
+   * exactly {@code trailing} bytes (16 of mid-key metadata in a multi-level data index, else none), so
+   * a corrupt count cannot silently drop or invent blocks.
    */
-  static IndexNode parseRoot(byte[] p, int count, boolean cellKeys, String where) throws CorruptHFileException {
-    long[] offsets = new long[count];
-    int[] sizes = new int[count];
-    byte[][] keys = new byte[count][];
+  static IndexNode parseRoot(byte[] p, long count, int trailing, boolean cellKeys, String where)
+    throws CorruptHFileException {
+    if (count < 0 || count > p.length / 13) {
+      // an entry takes at least 13 bytes
+      throw new CorruptHFileException(where + " cannot hold " + count + " entries in " + p.length + " bytes");
+    }
+    long[] offsets = new long[(int) count];
+    int[] sizes = new int[(int) count];
+    byte[][] keys = new byte[(int) count][];
     int pos = 0;
     try {
       for (int i = 0; i < count; i++) {
@@ -44,6 +50,11 @@ final class IndexNode {
     } catch (ArrayIndexOutOfBoundsException e) {
       throw new CorruptHFileException(where + " is shorter than its " + count + " entries", e);
     }
+    if (p.length - pos != trailing) {
+      throw new CorruptHFileException(
+        where + " holds " + (p.length - pos) + " bytes after its " + count + " entries, expected " + trailing
+      );
+    }
     return new IndexNode(offsets, sizes, keys);
   }
 
@@ -54,7 +65,7 @@ final class IndexNode {
   static IndexNode parseNonRoot(byte[] p, String where) throws CorruptHFileException {
     try {
       int n = Bytes.readInt(p, 0);
-      if (n < 0 || 4L * (n + 2) > p.length) {
+      if (n < 0 || 4L * ((long) n + 2) > p.length) {
         throw new CorruptHFileException("entry count " + n + " does not fit " + where);
       }
       int entriesStart = 4 * (n + 2);

@@ -54,7 +54,12 @@ public final class Trailer {
     while (p.hasMore()) {
       int tag = p.readTag();
       int wireType = tag & 7;
-      switch (tag >>> 3) {
+      int field = tag >>> 3;
+      boolean bytesField = field == 11 || field == 13;
+      if (field >= 1 && field <= 13 && wireType != (bytesField ? ProtoReader.LENGTH_DELIMITED : ProtoReader.VARINT)) {
+        throw new CorruptHFileException("trailer field " + field + " has wire type " + wireType + " in " + source);
+      }
+      switch (field) {
         case 1 -> fileInfoOffset = p.readVarint();
         case 2 -> loadOnOpenOffset = p.readVarint();
         case 5 -> dataIndexCount = p.readVarint();
@@ -67,6 +72,16 @@ public final class Trailer {
         case 12 -> codec = Codec.fromOrdinal(p.readVarint(), source);
         default -> p.skip(wireType); // sizes (3, 4) and encryption key (13) are not needed
       }
+    }
+    if (
+      dataIndexCount < 0 ||
+      dataIndexCount > Integer.MAX_VALUE ||
+      metaIndexCount < 0 ||
+      metaIndexCount > Integer.MAX_VALUE
+    ) {
+      throw new CorruptHFileException(
+        "implausible index entry counts " + dataIndexCount + " (data), " + metaIndexCount + " (meta) in " + source
+      );
     }
     if (dataIndexLevels < 1 || dataIndexLevels > 8) {
       throw new CorruptHFileException("implausible number of data index levels " + dataIndexLevels + " in " + source);

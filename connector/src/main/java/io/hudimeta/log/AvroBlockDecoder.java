@@ -1,5 +1,6 @@
 package io.hudimeta.log;
 
+import io.hudimeta.avro.AvroBounds;
 import io.hudimeta.avro.AvroRowConverter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -33,7 +34,12 @@ final class AvroBlockDecoder {
     AvroRowConverter converter = new AvroRowConverter(writer, requested);
     List<InternalRow> out = new ArrayList<>();
     for (GenericRecord record : decode(block, writer, null)) {
-      out.add(converter.convert(record));
+      try {
+        out.add(converter.convert(record));
+      } catch (RuntimeException e) {
+        // a value its own schema allows but Spark cannot hold, e.g. a decimal
+        throw new LogFormatException("record " + out.size() + " of " + block + " does not convert to a row: " + e, e);
+      }
     }
     return out;
   }
@@ -55,7 +61,7 @@ final class AvroBlockDecoder {
         );
       }
       decoder = DecoderFactory.get().binaryDecoder(buf.array(), buf.position(), length, decoder);
-      out.add(decodeOne(block, reader, decoder, i));
+      out.add(decodeOne(block, writer, reader, decoder, buf.position(), length, i));
       buf.position(buf.position() + length);
     }
     if (buf.hasRemaining()) {
@@ -80,13 +86,18 @@ final class AvroBlockDecoder {
 
   private static GenericRecord decodeOne(
     LogBlock block,
+    Schema writer,
     GenericDatumReader<GenericRecord> reader,
     BinaryDecoder decoder,
+    int offset,
+    int length,
     int index
   ) {
     GenericRecord record;
     boolean consumedAll;
     try {
+      // Avro allocates strings and arrays from lengths in the data: check them against the bytes first
+      new AvroBounds.Input(block.content(), offset, length).skipDatum(writer);
       record = reader.read(null, decoder);
       consumedAll = decoder.isEnd();
     } catch (IOException | RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.hudimeta.log;
 
+import io.hudimeta.avro.AvroBounds;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -43,9 +44,9 @@ final class DeleteBlockDecoder {
       );
     }
     int length = AvroBlockDecoder.readInt(block, buf, "payload length");
-    if (length < 0 || length > buf.remaining()) {
+    if (length < 0 || length != buf.remaining()) {
       throw new LogFormatException(
-        block + " claims a " + length + "-byte delete payload but only " + buf.remaining() + " bytes remain"
+        block + " claims a " + length + "-byte delete payload but " + buf.remaining() + " bytes remain"
       );
     }
     GenericRecord list = decodePayload(block, buf.array(), buf.position(), length);
@@ -67,6 +68,7 @@ final class DeleteBlockDecoder {
   private static GenericRecord decodePayload(LogBlock block, byte[] data, int offset, int length) {
     BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, offset, length, null);
     try {
+      new AvroBounds.Input(data, offset, length).skipDatum(SCHEMA); // lengths in the data, before Avro allocates
       GenericRecord record = new GenericDatumReader<GenericRecord>(SCHEMA).read(null, decoder);
       if (decoder.isEnd()) {
         return record;

@@ -141,7 +141,11 @@ public final class LogBlock {
     if (json == null) {
       throw new LogFormatException(this + " has no SCHEMA header");
     }
-    return AvroSchemas.parse(json);
+    try {
+      return AvroSchemas.parse(json);
+    } catch (RuntimeException e) {
+      throw new LogFormatException(this + " has a SCHEMA header that is not an Avro schema: " + e.getMessage(), e);
+    }
   }
 
   /** Entries of a delete block. */

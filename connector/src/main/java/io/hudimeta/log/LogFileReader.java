@@ -145,40 +145,38 @@ public final class LogFileReader {
         );
       }
       buf.limit(trailerPos).position(bodyStart);
-      LogBlock block = parseBody();
+      String where = "block at offset " + start + " of " + source;
+      int version = readInt();
+      if (version != LOG_FORMAT_VERSION) {
+        // another layout: the fields below would not parse
+        throw new LogFormatException(
+          "unsupported log format version " + version + " in " + where + " (only " + LOG_FORMAT_VERSION + " is read)"
+        );
+      }
+      int typeId = readInt();
+      Map<Integer, String> rawHeader = readMap();
+      byte[] content = readBytes(readLong(), "content");
+      Map<Integer, String> footer = readMap();
       if (buf.position() != trailerPos) {
         throw new CorruptBlockException(
           "block fields end at offset " + buf.position() + " but the declared length ends at " + trailerPos
         );
       }
       end = trailerPos + 8;
-      return block;
-    }
-
-    private LogBlock parseBody() throws CorruptBlockException {
-      int version = readInt();
-      if (version != LOG_FORMAT_VERSION) {
-        throw new LogFormatException(
-          "unsupported log format version " +
-            version +
-            " in block at " +
-            "offset " +
-            start +
-            " of " +
-            source +
-            " (only " +
-            LOG_FORMAT_VERSION +
-            " is read)"
-        );
+      // The framing is intact: an id this reader does not know is not a torn write but an error.
+      try {
+        LogBlockType type = LogBlockType.fromId(typeId);
+        if (type == LogBlockType.CORRUPT) {
+          throw new LogFormatException("block type id " + typeId + " (CORRUPT) is a reader placeholder, never written");
+        }
+        Map<HeaderKey, String> header = new EnumMap<>(HeaderKey.class);
+        for (Map.Entry<Integer, String> e : rawHeader.entrySet()) {
+          header.put(HeaderKey.fromId(e.getKey()), e.getValue());
+        }
+        return new LogBlock(source, start, type, header, footer, content);
+      } catch (LogFormatException e) {
+        throw new LogFormatException(where + ": " + e.getMessage(), e);
       }
-      LogBlockType type = LogBlockType.fromId(readInt());
-      Map<HeaderKey, String> header = new EnumMap<>(HeaderKey.class);
-      for (Map.Entry<Integer, String> e : readMap().entrySet()) {
-        header.put(HeaderKey.fromId(e.getKey()), e.getValue());
-      }
-      byte[] content = readBytes(readLong(), "content");
-      Map<Integer, String> footer = readMap();
-      return new LogBlock(source, start, type, header, footer, content);
     }
 
     /** Header/footer encoding: int32 count, then (int32 key, int32 length, UTF-8 value). */

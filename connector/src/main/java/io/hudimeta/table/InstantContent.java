@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hudimeta.avro.AvroBounds;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,7 +24,6 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericFixed;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.generic.IndexedRecord;
-import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 
 /**
@@ -36,6 +36,7 @@ final class InstantContent {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final byte[] AVRO_MAGIC = { 'O', 'b', 'j', 1 };
+  private static final int SYNC_SIZE = 16;
   private static final Map<String, Schema> SCHEMAS = new ConcurrentHashMap<>();
 
   private InstantContent() {}
@@ -59,38 +60,52 @@ final class InstantContent {
   }
 
   /**
-   * The first record of a null- or deflate-coded container, its writer schema parsed once per schema text:
-   * Avro's own container reader parses the schema and builds a new resolver for every file, ~10 ms per
-   * instant file, most of what a synced view pays for a new commit. Other codecs take Avro's reader.
+   * The first record of the container, its writer schema parsed once per schema text: Avro's own
+   * container reader parses the schema and builds a new resolver for every file, ~10 ms per instant
+   * file, most of what a synced view pays for a new commit. Every length is checked against the bytes
+   * left before anything is allocated (a corrupt file must fail, not exhaust the heap), and the
+   * block must end in the header's sync marker.
    */
   private static JsonNode fromAvroContainer(byte[] bytes) throws IOException {
-    BinaryDecoder in = DecoderFactory.get().binaryDecoder(bytes, 4, bytes.length - 4, null);
+    AvroBounds.Input in = new AvroBounds.Input(bytes, AVRO_MAGIC.length, bytes.length - AVRO_MAGIC.length);
     Map<String, byte[]> meta = new HashMap<>();
-    for (long n = in.readMapStart(); n != 0; n = in.mapNext()) {
+    for (long n = in.readLong(); n != 0; n = in.readLong()) {
+      if (n < 0) {
+        n = -n;
+        in.readLong(); // byte size of the map block
+      }
       for (long i = 0; i < n; i++) {
-        String key = in.readString();
-        ByteBuffer value = in.readBytes(null);
-        byte[] copy = new byte[value.remaining()];
-        value.get(copy);
-        meta.put(key, copy);
+        meta.put(new String(in.readBytes(), StandardCharsets.UTF_8), in.readBytes());
       }
     }
-    String codec = meta.containsKey("avro.codec") ? new String(meta.get("avro.codec"), StandardCharsets.UTF_8) : "null";
-    if (!codec.equals("null") && !codec.equals("deflate")) {
-      return withAvroReader(bytes);
+    byte[] sync = in.readFixed(SYNC_SIZE);
+    if (in.atEnd()) {
+      // Hudi writes an instant's container in one go, with its one record
+      throw new IOException("the container ends after its header, without the block holding the record");
     }
-    in.skipFixed(16); // sync marker
-    if (in.isEnd() || in.readLong() == 0) {
-      return NODES.objectNode();
+    long count = in.readLong();
+    byte[] data = in.readBytes();
+    if (count < 0 || !Arrays.equals(in.readFixed(SYNC_SIZE), sync)) {
+      throw new IOException("the first data block (" + count + " records) does not end in the file's sync marker");
     }
-    ByteBuffer block = in.readBytes(null);
-    byte[] data = new byte[block.remaining()];
-    block.get(data);
-    if (codec.equals("deflate")) {
-      data = inflate(data);
+    if (count == 0) {
+      // Avro's writer never flushes an empty block
+      throw new IOException("the first data block holds no record");
+    }
+    byte[] schemaText = meta.get("avro.schema");
+    if (schemaText == null) {
+      throw new IOException("no avro.schema in the container header");
+    }
+    byte[] codec = meta.get("avro.codec");
+    data = decompress(codec == null ? "null" : new String(codec, StandardCharsets.UTF_8), data, bytes);
+    Schema schema = schema(new String(schemaText, StandardCharsets.UTF_8));
+    AvroBounds.Input record = new AvroBounds.Input(data, 0, data.length);
+    record.skipDatum(schema); // lengths in the data, checked before Avro allocates them
+    if (count == 1 && !record.atEnd()) {
+      throw new IOException(record.remaining() + " bytes after the one record of the data block");
     }
     OrderedMapReader reader = new OrderedMapReader();
-    reader.setSchema(schema(new String(meta.get("avro.schema"), StandardCharsets.UTF_8)));
+    reader.setSchema(schema);
     return toJson(reader.read(null, DecoderFactory.get().binaryDecoder(data, null)));
   }
 
@@ -101,20 +116,31 @@ final class InstantContent {
     return SCHEMAS.computeIfAbsent(text, t -> new Schema.Parser().parse(t));
   }
 
+  /** The first block's data; {@code file} is the whole container, its header and block already checked. */
+  private static byte[] decompress(String codec, byte[] data, byte[] file) throws IOException {
+    return switch (codec) {
+      case "null" -> data;
+      case "deflate" -> inflate(data);
+      default -> {
+        // never written by Hudi: Avro's own codecs (an unknown name fails here)
+        try (
+          DataFileStream<Object> in = new DataFileStream<>(new ByteArrayInputStream(file), new GenericDatumReader<>())
+        ) {
+          ByteBuffer out = in.nextBlock();
+          byte[] copy = new byte[out.remaining()];
+          out.get(copy);
+          yield copy;
+        }
+      }
+    };
+  }
+
   private static byte[] inflate(byte[] data) throws IOException {
     Inflater inflater = new Inflater(true); // Avro's deflate codec writes raw deflate
     try (InflaterInputStream in = new InflaterInputStream(new ByteArrayInputStream(data), inflater)) {
       return in.readAllBytes();
     } finally {
       inflater.end();
-    }
-  }
-
-  private static JsonNode withAvroReader(byte[] bytes) throws IOException {
-    try (
-      DataFileStream<GenericRecord> in = new DataFileStream<>(new ByteArrayInputStream(bytes), new OrderedMapReader())
-    ) {
-      return in.hasNext() ? toJson(in.next()) : NODES.objectNode();
     }
   }
 
