@@ -65,6 +65,10 @@ final class LogCompactionReader implements PartitionReader<InternalRow> {
       UTF8String.fromString(split.partitionPath)
     );
     StructField[] out = required.fields();
+    int[] at = new int[out.length]; // each output column's position in the merged rows (-1: an added column)
+    for (int i = 0; i < out.length; i++) {
+      at[i] = index(mergeSchema, out[i].name());
+    }
     List<InternalRow> result = new ArrayList<>();
     scan.buffer.drainTo(
       new LogRecordBuffer.Sink() {
@@ -73,14 +77,13 @@ final class LogCompactionReader implements PartitionReader<InternalRow> {
           Object[] values = new Object[out.length];
           for (int i = 0; i < out.length; i++) {
             String name = out[i].name();
-            int at = index(mergeSchema, name);
             values[i] = name.equals(DELETED)
               ? Boolean.FALSE
-              : at < 0
+              : at[i] < 0
                 ? added.get(name)
-                : row.isNullAt(at)
+                : row.isNullAt(at[i])
                   ? null
-                  : row.get(at, out[i].dataType());
+                  : row.get(at[i], out[i].dataType());
           }
           result.add(new GenericInternalRow(values));
         }
@@ -90,12 +93,11 @@ final class LogCompactionReader implements PartitionReader<InternalRow> {
           Object[] values = new Object[out.length];
           for (int i = 0; i < out.length; i++) {
             String name = out[i].name();
-            int at = index(mergeSchema, name);
             values[i] = name.equals(DELETED)
               ? Boolean.TRUE
-              : at >= 0 && at == spec.keyIndex
+              : at[i] >= 0 && at[i] == spec.keyIndex
                 ? UTF8String.fromString(key)
-                : at >= 0 && at == spec.orderingIndex
+                : at[i] >= 0 && at[i] == spec.orderingIndex
                   ? ordering
                   : added.get(name);
           }
