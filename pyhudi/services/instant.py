@@ -60,7 +60,7 @@ class ServiceTable:
     def locked(self) -> contextlib.AbstractContextManager:
         """The table lock with several writers: a plan is made, and an instant committed, while no writer
         commits (hoodie.write.concurrency.mode)."""
-        return concurrency.locked(self.options, self.storage, self.base)
+        return concurrency.Concurrency.of(self.options).shared_lock(self.storage, self.base)
 
     @property
     def uri(self) -> str:

@@ -100,6 +100,11 @@ class Concurrency:
                                 f"index ({o.INDEX_TYPE.key}=BUCKET, {o.BUCKET_ENGINE.key}=SIMPLE); this write has "
                                 f"{table_type} and {index_type}. Use {OCC} otherwise")
 
+    def shared_lock(self, storage: Storage, base: str) -> contextlib.AbstractContextManager:
+        """The table lock when several writers are configured (Hudi takes it to schedule and commit table services
+        too); nothing with one writer."""
+        return self.table_lock(storage, base) if self.multi_writer else contextlib.nullcontext()
+
     @contextlib.contextmanager
     def table_lock(self, storage: Storage, base: str) -> Iterator[None]:
         """The table lock, waited for up to (1 + retries) x wait time; re-entrant within a thread (a service's
@@ -207,13 +212,6 @@ def _creates(stat: Mapping) -> bool:
     return stat.get("prevCommit") in (None, "null") and not file_names.is_log(name)
 
 
-def locked(options: Mapping[str, str], storage: Storage, base: str) -> contextlib.AbstractContextManager:
-    """The table lock when `options` configure several writers (Hudi takes it to schedule and to commit table
-    services too); nothing with one writer."""
-    cc = Concurrency.of(options)
-    return cc.table_lock(storage, base) if cc.multi_writer else contextlib.nullcontext()
-
-
 class Guard:
     """One write's part in concurrency control: the failed writes it rolls back first, the heartbeat of its
     instant, and its commit - under the table lock after the conflict check, with several writers."""
@@ -254,11 +252,8 @@ class Guard:
     @contextlib.contextmanager
     def _lock_if_shared(self, timeline: Timeline, inflight: Instant | None) -> Iterator[None]:
         """The table lock with several writers; when it cannot be taken, `inflight` is rolled back first."""
-        if not self.cc.multi_writer:
-            yield
-            return
         try:
-            lock = self.cc.table_lock(self.storage, self.base)
+            lock = self.cc.shared_lock(self.storage, self.base)
             lock.__enter__()
         except LockTimeoutError:
             if inflight is not None:
@@ -276,8 +271,7 @@ class Guard:
             yield
             return
         non_blocking = self.cc.non_blocking and inflight.action != "replacecommit"
-        mine = {(s.partition, s.file_id) for s in stats
-                if not non_blocking or (s.prev_commit == "null" and not s.is_log)}
+        mine = {(s.partition, s.file_id) for s in stats if not non_blocking or _creates(s.to_commit_stat())}
         mine |= {(p, f) for p, ids in replaced.items() for f in ids}
         with self._lock_if_shared(timeline, inflight):
             other = conflicts(timeline, self._start, mine, inflight.requested_time, bucketed=self.bucketed,
