@@ -46,6 +46,8 @@ class Storage:
     @classmethod
     def for_uri(cls, uri: str) -> tuple["Storage", str]:
         """(storage, path) for a local path or a URI such as s3://bucket/table, hdfs://nn/table."""
+        if uri.startswith("file:") and not uri.startswith("file://"):
+            uri = uri[len("file:"):]  # Hadoop's form of a local path (Spark's catalog locations)
         if "://" not in uri:
             return cls(pafs.LocalFileSystem(), True), os.path.abspath(uri)
         fs, path = pafs.FileSystem.from_uri(uri)

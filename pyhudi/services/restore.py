@@ -139,10 +139,10 @@ def _execute(table: ServiceTable, requested: Instant, plan: dict, progress: Prog
     skipped = len(plan["instantsToRollback"]) - len(todo)
     if skipped:
         log.info("restore %s: %d instants of its plan were rolled back by an earlier attempt", r, skipped)
-    parts = _metadata_partitions(table)
+    parts = metadata_partitions(table)
     if todo and parts:
         progress(f"dropping the metadata table (partitions {', '.join(parts)}); it is built again at the end")
-        _drop_metadata_table(table, parts)
+        drop_metadata_table(table, parts)
     rollbacks: dict[str, list[dict]] = {}
     for n, inst in enumerate(todo, 1):
         progress(f"rolling back {inst.action} {inst.requested_time} ({n}/{len(todo)})")
@@ -151,10 +151,9 @@ def _execute(table: ServiceTable, requested: Instant, plan: dict, progress: Prog
     undone = {x["commitTime"] for x in plan["instantsToRollback"]}
     _delete_instants(table, lambda i: i.action == SAVEPOINT and i.requested_time in undone)
     _delete_instants(table, lambda i: i.action == "rollback" and i.requested_time > to)
-    if parts and not _metadata_table_ready(table):
+    if parts and not metadata_table_ready(table):
         progress(f"building the metadata table again (partitions {', '.join(parts)})")
-        props = properties.load(table.storage, table.base)
-        MetadataWriter(table.storage, table.base, props, partitions=parts).initialize()
+        rebuild_metadata_table(table, parts)
     crash_point("after_metadata")
     done = [x for x in plan["instantsToRollback"] if x["commitTime"] in rollbacks]
     meta = {"startRestoreTime": r, "timeTakenInMillis": int((time.time() - start) * 1000),
@@ -181,24 +180,24 @@ def _delete_instants(table: ServiceTable, which) -> None:
 
 # ---- the metadata table ------------------------------------------------------------------------
 
-def _metadata_table_ready(table: ServiceTable) -> bool:
+def metadata_table_ready(table: ServiceTable) -> bool:
     props = properties.load(table.storage, table.base)
     return (table.storage.exists(posixpath.join(metadata_path(table.base), ".hoodie", properties.PROPS_FILE))
             and FILES in completed_partitions(props))
 
 
-def _metadata_partitions(table: ServiceTable) -> list[str]:
+def metadata_partitions(table: ServiceTable) -> list[str]:
     """The metadata partitions to build again after the restore: the built ones, or - when an earlier
     attempt dropped the table - the ones it left listed as inflight. (No writer runs during a restore; if a
     build that died left a fresh heartbeat, `initialize` says so and the restore is run again later.)"""
     props = properties.load(table.storage, table.base)
-    if _metadata_table_ready(table):
+    if metadata_table_ready(table):
         return [p for p in completed_partitions(props) if p in SUPPORTED_PARTITIONS]
     inflight = [p for p in csv(props.get(INFLIGHT_PARTITIONS_KEY)) if p in SUPPORTED_PARTITIONS]
     return inflight if FILES in inflight else []
 
 
-def _drop_metadata_table(table: ServiceTable, parts: list[str]) -> None:
+def drop_metadata_table(table: ServiceTable, parts: list[str]) -> None:
     """Lists `parts` as inflight (readers skip the metadata table; a resumed restore knows what to build),
     then deletes the metadata table's directory."""
     props = properties.load(table.storage, table.base)
@@ -206,3 +205,8 @@ def _drop_metadata_table(table: ServiceTable, parts: list[str]) -> None:
     properties.save(table.storage, table.base, props, updated=True)
     table.storage.delete(metadata_path(table.base))
 
+
+def rebuild_metadata_table(table: ServiceTable, parts: list[str]) -> None:
+    """Builds the metadata table dropped by `drop_metadata_table` again, from a listing."""
+    props = properties.load(table.storage, table.base)
+    MetadataWriter(table.storage, table.base, props, partitions=parts).initialize()

@@ -24,6 +24,24 @@ class WriteCallback:
         # write_dataframe is looked up on every call, so a replaced client (tests) is the one used
         write_client.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
 
+    def createTable(self, path, options, schema_json):  # noqa: N802 (the Java interface's name)
+        import json
+
+        from pyspark.sql.types import StructType
+
+        from pyhudi.write.client import Writer
+
+        spark = _active_session()
+        empty = spark.createDataFrame([], StructType.fromJson(json.loads(schema_json)))
+        Writer(spark, path, dict(options)).create(empty)
+
+    def procedure(self, name, path, args):
+        import json
+
+        from pyhudi.spark import procedures
+
+        return json.dumps(procedures.run(_active_session(), name, path, dict(args)), default=str)
+
     class Java:
         implements = [JAVA_INTERFACE]
 
@@ -41,6 +59,16 @@ def _session_for(jdf):
     if active is not None and active._jsparkSession.equals(jsession):
         return active
     return SparkSession(SparkContext._active_spark_context, jsession)
+
+
+def _active_session():
+    """The Python session of a call from the JVM that passes no DataFrame (a callback thread of its own)."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession() or SparkSession._instantiatedSession
+    if spark is None:
+        raise RuntimeError("pyhudi: the JVM called back into a Python process with no SparkSession")
+    return spark
 
 
 def _write_clients(spark):

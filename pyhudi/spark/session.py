@@ -7,6 +7,7 @@ import os
 import sys
 
 PYTHON_CONF = "spark.pyspark.python"
+SQL_EXTENSIONS = "io.hudimeta.spark.sql.HudiSqlExtensions"  # UPDATE, DELETE, MERGE INTO on hudi-meta tables
 log = logging.getLogger(__name__)
 
 
@@ -27,15 +28,20 @@ def spark_session(**spark_conf):
     Keyword arguments are Spark settings, passed as a dict since their keys hold dots:
     ``spark_session(**{"spark.master": "local[2]"})``.
     Defaults: master ``local[*]``, session time zone UTC, the session catalog extended by
-    ``io.hudimeta.spark.HudiCatalog`` so that SQL ``VERSION AS OF`` / ``TIMESTAMP AS OF`` work on
-    hudi-meta tables (Spark's own session catalog refuses time travel), and Python workers run by
-    this process's interpreter (see :func:`python_for_workers`).
+    ``io.hudimeta.spark.HudiCatalog`` (CREATE TABLE with Hudi's table properties, SQL ``VERSION AS OF``
+    / ``TIMESTAMP AS OF``, which Spark's own session catalog refuses), the SQL extensions for UPDATE,
+    DELETE and MERGE INTO, and Python workers run by this process's interpreter (see
+    :func:`python_for_workers`).
     """
     from pyspark.sql import SparkSession
 
     conf = {"spark.master": "local[*]", "spark.sql.session.timeZone": "UTC",
-            "spark.app.name": "pyhudi", "spark.sql.catalog.spark_catalog": "io.hudimeta.spark.HudiCatalog"}
-    conf.update({k: str(v) for k, v in spark_conf.items()})
+            "spark.app.name": "pyhudi", "spark.sql.catalog.spark_catalog": "io.hudimeta.spark.HudiCatalog",
+            "spark.sql.extensions": SQL_EXTENSIONS}
+    given = {k: str(v) for k, v in spark_conf.items()}
+    if given.get("spark.sql.extensions"):  # the user's extensions run beside ours
+        given["spark.sql.extensions"] = f"{SQL_EXTENSIONS},{given['spark.sql.extensions']}"
+    conf.update(given)
     conf[PYTHON_CONF] = python_for_workers(conf.get(PYTHON_CONF))
     jars = [connector_jar()]
     if conf.get("spark.jars"):

@@ -29,20 +29,24 @@ def marker_files(storage: Storage, base: str, instant_time: str) -> list[str]:
     return sorted(found)
 
 
+def rollback_plan(base: str, target: Instant, files: list[str]) -> dict:
+    """The HoodieRollbackPlan of rolling back `target` by deleting `files` (table-relative paths)."""
+    by_partition: dict[str, list[str]] = {}
+    for rel in files:
+        by_partition.setdefault(posixpath.dirname(rel), []).append(rel)
+    return {"instantToRollback": {"commitTime": target.requested_time, "action": target.action},
+            "RollbackRequests": [{"partitionPath": p, "fileId": None, "latestBaseInstant": None,
+                                  "filesToBeDeleted": [posixpath.join(base, f) for f in fs],
+                                  "logBlocksToBeDeleted": None} for p, fs in by_partition.items()],
+            "version": 1}
+
+
 def rollback(storage: Storage, base: str, timeline: Timeline, target: Instant) -> Instant:
     """Remove what a pending write left and record a rollback instant. Only files named by the
     target's markers are touched, so nothing a completed instant wrote can be lost."""
     start = time.time()
     files = marker_files(storage, base, target.requested_time)
-    by_partition: dict[str, list[str]] = {}
-    for rel in files:
-        by_partition.setdefault(posixpath.dirname(rel), []).append(rel)
-    plan = {"instantToRollback": {"commitTime": target.requested_time, "action": target.action},
-            "RollbackRequests": [{"partitionPath": p, "fileId": None, "latestBaseInstant": None,
-                                  "filesToBeDeleted": [posixpath.join(base, f) for f in fs],
-                                  "logBlocksToBeDeleted": None} for p, fs in by_partition.items()],
-            "version": 1}
-    requested = timeline.create_requested("rollback", im.encode(im.ROLLBACK_PLAN, plan))
+    requested = timeline.create_requested("rollback", im.encode(im.ROLLBACK_PLAN, rollback_plan(base, target, files)))
     inflight = timeline.transition_to_inflight(requested)
     deleted: dict[str, list[str]] = {}
     for rel in files:

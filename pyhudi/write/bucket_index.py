@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.table.file_slices import FileSlice
+from pyhudi.write import simple_index
 from pyhudi.write.config import BUCKET_PROPERTIES, WriteConfig
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
 from pyhudi.write.jvm_functions import java_function
@@ -91,6 +92,7 @@ def locate(spark: SparkSession, incoming: DataFrame, existing: dict[tuple[str, i
                .withColumn(OP, F.when(F.col("_hudi_mfg").isNotNull(), existing_op).otherwise(F.lit(INSERT)))
                .withColumn(FG, F.coalesce(F.col("_hudi_mfg"),
                                           _new_file_id_column(None if fixed_ids else instant))))
+    located = simple_index.sql_deletes(located)
     if operation == "delete":
         located = located.filter(F.col(OP) == DELETE)
     return located.drop("_hudi_mp", "_hudi_mb", "_hudi_mfg", BUCKET)

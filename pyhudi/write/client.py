@@ -1,11 +1,9 @@
 """The write client: plans a write on the driver, writes files on executors, commits the instant.
 
-Protocol (docs/architecture.md "The write protocol"): roll back writes that died, take an instant time,
-write `.requested` then `.inflight`, tag incoming keys with their file groups (simple index over the
-latest file slices read through the connector, bucket hash, or record index), assign inserts to file groups,
-write files on executors (a marker before each file), commit the metadata table, then publish the
-completed instant atomically.
-"""
+Protocol (docs/architecture.md "The write protocol"): roll back writes that died, take an instant time, write
+`.requested` then `.inflight`, tag incoming keys with their file groups (simple index over the latest file slices,
+bucket hash, or record index), assign inserts to file groups, write files on executors (a marker before each
+file), commit the metadata table, then publish the completed instant atomically."""
 from __future__ import annotations
 
 import contextlib
@@ -44,13 +42,11 @@ log = logging.getLogger(__name__)
 
 SAVE_MODES = ("append", "overwrite", "errorifexists", "ignore")
 REPLACE_OPS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
-OPERATION_TYPES = {"upsert": "UPSERT", "insert": "INSERT", "bulk_insert": "BULK_INSERT", "delete": "DELETE",
-                   "insert_overwrite": "INSERT_OVERWRITE", "insert_overwrite_table": "INSERT_OVERWRITE_TABLE",
-                   "delete_partition": "DELETE_PARTITION"}
+OPERATION_TYPES = {op: op.upper() for op in ("upsert", "insert", "bulk_insert", "delete") + REPLACE_OPS}
 
 
 class HudiWriteError(HudiError, ValueError):
-    pass
+    """A write refused before anything was written."""
 
 
 class ClusteringConflictError(HudiWriteError):
@@ -125,13 +121,17 @@ class Writer:
         return None
 
     # ---- entry -------------------------------------------------------------------------------
-    def write(self, df: DataFrame | None) -> str:
-        cfg = self.cfg
-        if cfg.operation != "delete_partition":
+    def create(self, df: DataFrame | None) -> dict:
+        """The create schema after writing `df`; a new table is created with it (SQL CREATE TABLE
+        stops here: hoodie.properties and no instant)."""
+        if self.cfg.operation != "delete_partition":
             self._validate_input(df)
         create_schema = self._schema_for(df)
-        if self.props is None:
-            self.props = self._create_table(create_schema)
+        self.props = self.props or self._create_table(create_schema)
+        return create_schema
+
+    def write(self, df: DataFrame | None) -> str:
+        create_schema = self.create(df)
         timeline = self._timeline = Timeline.for_table(self.storage, self.base, self.props)
         restoring = [i.requested_time for i in timeline.pending() if i.action == "restore"]
         if restoring:
@@ -230,10 +230,9 @@ class Writer:
         return "replacecommit" if self.cfg.operation in REPLACE_OPS else ("deltacommit" if mor else "commit")
 
     def _requested_content(self, action: str) -> bytes:
-        if action != "replacecommit":
-            return b""
-        return im.encode(im.REQUESTED_REPLACE, {"operationType": OPERATION_TYPES[self.cfg.operation],
-                                                "clusteringPlan": None, "extraMetadata": None, "version": 1})
+        plan = {"operationType": OPERATION_TYPES[self.cfg.operation], "clusteringPlan": None,
+                "extraMetadata": None, "version": 1}
+        return b"" if action != "replacecommit" else im.encode(im.REQUESTED_REPLACE, plan)
 
     # ---- input and schema ---------------------------------------------------------------------
     def _validate_input(self, df: DataFrame) -> None:

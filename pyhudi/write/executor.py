@@ -21,6 +21,7 @@ FG, OP, BASE, SORT = "_hudi_fg", "_hudi_op", "_hudi_base", "_hudi_sort"
 # a log compaction's rows: the instants it merged (the connector's LogCompactionReader fills it)
 COMPACTED = "_hudi_compacted"
 INSERT, UPDATE, DELETE, OLD = "I", "U", "D", "O"
+SQL_DELETE = "_hoodie_sql_delete"  # SQL MERGE INTO's per-row delete flag (the connector's MergePlan.DELETE_FLAG)
 HELPER_COLUMNS = (FG, OP, BASE, SORT, COMPACTED)
 META = avro_schema.META_FIELDS
 

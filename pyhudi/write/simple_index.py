@@ -7,7 +7,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from pyhudi.write.config import WriteConfig
-from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
+from pyhudi.write.executor import DELETE, FG, INSERT, OP, SQL_DELETE, UPDATE
 
 BROADCAST_TAGGING_MAX_RECORDS = 1_000_000  # batches up to this size are broadcast to the key scan
 
@@ -59,10 +59,20 @@ def tag(incoming: DataFrame, existing: DataFrame | None, cfg: WriteConfig, recor
     tagged = tagged.withColumn(OP, op)
     if global_index:
         tagged = _to_current_partition(tagged, cfg)
-    tagged = tagged.drop("_hudi_k", "_hudi_p")
+    tagged = sql_deletes(tagged.drop("_hudi_k", "_hudi_p"))
     if cfg.operation == "delete":
         tagged = tagged.filter(F.col(OP) == DELETE)
     return tagged
+
+
+def sql_deletes(tagged: DataFrame) -> DataFrame:
+    """Rows SQL MERGE INTO flags with SQL_DELETE (its DELETE clauses, inside an upsert) delete their key;
+    flagged keys the table does not hold are dropped. The flag is never written."""
+    if SQL_DELETE not in tagged.columns:
+        return tagged
+    flag = F.coalesce(F.col(SQL_DELETE), F.lit(False))
+    return (tagged.filter(~(flag & (F.col(OP) == INSERT)))
+            .withColumn(OP, F.when(flag, F.lit(DELETE)).otherwise(F.col(OP))).drop(SQL_DELETE))
 
 
 def _to_current_partition(tagged: DataFrame, cfg: WriteConfig) -> DataFrame:

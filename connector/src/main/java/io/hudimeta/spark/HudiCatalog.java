@@ -1,27 +1,38 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.spark.sql.SqlTables;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
+import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.DelegatingCatalogExtension;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.catalog.V1Table;
+import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * Session catalog extension that gives hudi-meta tables SQL time travel (`VERSION AS OF`,
- * `TIMESTAMP AS OF`): Spark's own session catalog refuses time travel for every table, so it is
- * routed here, as other table formats do. Everything else is delegated unchanged.
+ * Session catalog extension for hudi-meta tables: SQL time travel (`VERSION AS OF`, `TIMESTAMP AS
+ * OF`), which Spark's own session catalog refuses for every table, CREATE TABLE that creates the
+ * Hudi table too (with Hudi's SQL table properties, see SqlTables), and ALTER TABLE ADD COLUMNS as
+ * a schema commit. Other tables are delegated unchanged.
  * Enable with spark.sql.catalog.spark_catalog=io.hudimeta.spark.HudiCatalog (pyhudi.spark_session does).
  */
-public final class HudiCatalog extends DelegatingCatalogExtension {
+public final class HudiCatalog
+  extends DelegatingCatalogExtension
+  implements org.apache.spark.sql.connector.catalog.ProcedureCatalog
+{
 
   private static final DateTimeFormatter INSTANT = DateTimeFormatter.ofPattern("yyyyMMddHHmmssSSS");
 
@@ -30,6 +41,38 @@ public final class HudiCatalog extends DelegatingCatalogExtension {
   public Table loadTable(Identifier ident) throws NoSuchTableException {
     Map<String, String> options = hudiOptions(ident);
     return options == null ? super.loadTable(ident) : new HudiMetaTable(options, null, null);
+  }
+
+  @Override
+  public Table createTable(Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
+    throws TableAlreadyExistsException, NoSuchNamespaceException {
+    if (!HudiMetaSource.SHORT_NAME.equalsIgnoreCase(properties.get(TableCatalog.PROP_PROVIDER))) {
+      return super.createTable(ident, columns, partitions, properties);
+    }
+    SqlTables.Entry entry = SqlTables.entry(ident, columns, partitions, properties);
+    Table created = super.createTable(ident, entry.columns(), partitions, entry.properties());
+    if (!entry.exists()) {
+      try {
+        SqlTables.create(ident, entry, partitions);
+      } catch (RuntimeException e) {
+        super.dropTable(ident); // no catalog entry without its table
+        throw e;
+      }
+    }
+    return created;
+  }
+
+  @Override
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    if (hudiOptions(ident) == null || !(loadTable(ident) instanceof HudiMetaTable table)) {
+      return super.alterTable(ident, changes);
+    }
+    SqlTables.alter(table, changes);
+    // the columns live in the Hudi table (loadTable reads them there); the catalog keeps the properties
+    TableChange[] rest = java.util.Arrays.stream(changes)
+      .filter(c -> !(c instanceof TableChange.AddColumn))
+      .toArray(TableChange[]::new);
+    return rest.length == 0 ? loadTable(ident) : super.alterTable(ident, rest);
   }
 
   @Override
@@ -67,6 +110,10 @@ public final class HudiCatalog extends DelegatingCatalogExtension {
     Map<String, String> options = new HashMap<>(CollectionConverters.asJava(table.properties()));
     options.putAll(CollectionConverters.asJava(table.storage().properties()));
     options.put("path", table.location().toString());
+    // SET hoodie.* in the session reaches SQL writes, as in Apache Hudi's Spark SQL
+    SQLConf.get()
+      .getAllConfs()
+      .foreach(kv -> kv._1().startsWith("hoodie.") ? options.put(kv._1(), kv._2()) : null);
     return options;
   }
 
@@ -78,5 +125,16 @@ public final class HudiCatalog extends DelegatingCatalogExtension {
       null,
       TableSnapshot.load(ReadOptions.parse(new CaseInsensitiveStringMap(options)))
     );
+  }
+
+  /** SQL {@code CALL}: Apache Hudi's table procedures ({@link io.hudimeta.spark.procedures.HudiProcedures}). */
+  @Override
+  public org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure loadProcedure(Identifier ident) {
+    return io.hudimeta.spark.procedures.HudiProcedures.load(ident);
+  }
+
+  @Override
+  public Identifier[] listProcedures(String[] namespace) {
+    return io.hudimeta.spark.procedures.HudiProcedures.list(namespace);
   }
 }

@@ -79,7 +79,7 @@ public final class HudiMetaSource implements TableProvider, DataSourceRegister, 
   }
 
   /** A table is there once hoodie.properties (or its backup, mid-update) is. */
-  static boolean tableExists(String path) {
+  public static boolean tableExists(String path) {
     Path meta = new Path(path, TableConfig.META_FOLDER);
     try {
       FileSystem fs = meta.getFileSystem(SparkSession.active().sessionState().newHadoopConf());

@@ -1,13 +1,24 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.spark.sql.SqlTableProperties;
+import io.hudimeta.table.TableConfig;
 import io.hudimeta.table.TableNotFoundException;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.catalog.SupportsPartitionManagement;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.catalog.TruncatableTable;
+import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.WriteBuilder;
@@ -17,8 +28,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * A Hudi table as Spark sees it: its schema and a way to scan it, or to hand a write to pyhudi.
  * The table may not exist yet (a write creates it), so its snapshot is loaded on first use.
+ * SQL's TRUNCATE TABLE and partition commands (SHOW PARTITIONS, ALTER TABLE DROP PARTITION) are
+ * Hudi writes too: insert_overwrite_table and delete_partition.
  */
-final class HudiMetaTable implements SupportsRead, SupportsWrite {
+public final class HudiMetaTable implements SupportsRead, SupportsWrite, TruncatableTable, SupportsPartitionManagement {
 
   // No BATCH_WRITE, on purpose: Spark 4.3's DataFrameWriter.save rejects ErrorIfExists and Ignore
   // for a table that advertises it, and sends every mode to HudiMetaSource.createRelation when it
@@ -28,12 +41,15 @@ final class HudiMetaTable implements SupportsRead, SupportsWrite {
     TableCapability.BATCH_READ,
     TableCapability.V1_BATCH_WRITE,
     TableCapability.TRUNCATE,
+    TableCapability.OVERWRITE_BY_FILTER,
+    TableCapability.OVERWRITE_DYNAMIC,
     TableCapability.ACCEPT_ANY_SCHEMA
   );
 
   private final CaseInsensitiveStringMap options;
   private final StructType givenSchema;
   private TableSnapshot snapshot;
+  private boolean resolvedBySpark; // without ACCEPT_ANY_SCHEMA: Spark resolves MERGE over it
 
   /**
    * @param options those of the read or write, or a catalog table's properties, "path" included
@@ -64,13 +80,35 @@ final class HudiMetaTable implements SupportsRead, SupportsWrite {
     try {
       return snapshot().schema();
     } catch (TableNotFoundException e) {
+      if (givenSchema == null) {
+        throw e; // a catalog table whose location holds no Hudi table (any more)
+      }
       return givenSchema; // a table the write is about to create: the incoming data's schema
     }
   }
 
   @Override
   public Set<TableCapability> capabilities() {
-    return CAPABILITIES;
+    if (!resolvedBySpark) {
+      return CAPABILITIES;
+    }
+    Set<TableCapability> strict = EnumSet.copyOf(CAPABILITIES);
+    strict.remove(TableCapability.ACCEPT_ANY_SCHEMA);
+    return strict;
+  }
+
+  /**
+   * This table as the target of a MERGE whose clauses Spark must resolve: Spark leaves MERGE over a
+   * table that accepts any schema unresolved. The write then goes to the table itself.
+   */
+  public HudiMetaTable resolvedBySpark(boolean bySpark) {
+    HudiMetaTable copy = new HudiMetaTable(options, givenSchema, snapshot());
+    copy.resolvedBySpark = bySpark;
+    return copy;
+  }
+
+  public boolean isResolvedBySpark() {
+    return resolvedBySpark;
   }
 
   @Override
@@ -101,8 +139,82 @@ final class HudiMetaTable implements SupportsRead, SupportsWrite {
     return effective.equals(options) ? snapshot() : TableSnapshot.load(ReadOptions.parse(effective));
   }
 
+  /** The existing table's config (its hoodie.properties). */
+  public TableConfig config() {
+    return snapshot().config();
+  }
+
+  /** The options a write of this table starts from: its own, with SQL table properties as Hudi keys. */
+  public Map<String, String> writeOptions() {
+    return SqlTableProperties.writeOptions(options.asCaseSensitiveMap());
+  }
+
   @Override
   public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-    return new HudiWriteBuilder(info.options().asCaseSensitiveMap());
+    Map<String, String> merged = new LinkedHashMap<>(writeOptions());
+    merged.putAll(info.options().asCaseSensitiveMap());
+    return new HudiWriteBuilder(merged, partitions());
+  }
+
+  @Override
+  public Transform[] partitioning() {
+    return partitions().partitioning();
+  }
+
+  /** TRUNCATE TABLE: one insert_overwrite_table of no rows, so every file group is replaced. */
+  @Override
+  public boolean truncateTable() {
+    WriteClients.write(noRows(), writeOptions(), "overwrite");
+    return true;
+  }
+
+  /** A DataFrame of no rows with the table's data columns: what a write that adds none passes. */
+  Dataset<Row> noRows() {
+    return SparkSession.active().createDataFrame(List.of(), dataSchema());
+  }
+
+  /** The columns a writer gives: the schema without Hudi's _hoodie_ meta columns. */
+  public StructType dataSchema() {
+    return TablePartitions.dataSchema(schema());
+  }
+
+  private TablePartitions partitions() {
+    try {
+      return new TablePartitions(this, snapshot());
+    } catch (TableNotFoundException e) {
+      return new TablePartitions(this, null);
+    }
+  }
+
+  @Override
+  public StructType partitionSchema() {
+    return partitions().schema();
+  }
+
+  @Override
+  public InternalRow[] listPartitionIdentifiers(String[] names, InternalRow ident) {
+    return partitions().list(names, ident);
+  }
+
+  @Override
+  public boolean dropPartition(InternalRow ident) {
+    return partitions().drop(ident);
+  }
+
+  @Override
+  public void createPartition(InternalRow ident, Map<String, String> properties) {
+    throw new UnsupportedOperationException(
+      "hudi-meta: a Hudi partition exists by its rows; INSERT INTO the table to create it"
+    );
+  }
+
+  @Override
+  public void replacePartitionMetadata(InternalRow ident, Map<String, String> properties) {
+    throw new UnsupportedOperationException("hudi-meta: Hudi partitions carry no metadata of their own");
+  }
+
+  @Override
+  public Map<String, String> loadPartitionMetadata(InternalRow ident) {
+    return Map.of();
   }
 }

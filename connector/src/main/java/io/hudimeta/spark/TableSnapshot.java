@@ -111,6 +111,15 @@ final class TableSnapshot {
     return schema;
   }
 
+  TableConfig config() {
+    return config;
+  }
+
+  /** Every partition path of the table (from the metadata table when it is in sync). */
+  List<String> partitions() {
+    return view.partitions();
+  }
+
   /** A log compaction's read (hudi-meta.logcompaction.instant): its rows come from a {@link LogCompactionReader}. */
   boolean readsLogCompaction() {
     return options.logCompactionInstant != null;

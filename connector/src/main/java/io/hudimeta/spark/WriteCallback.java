@@ -16,4 +16,23 @@ public interface WriteCallback {
    * @param mode a Spark save mode in lower case: "append", "overwrite", "errorifexists" or "ignore"
    */
   void write(Dataset<Row> df, String path, Map<String, String> options, String mode);
+
+  /**
+   * Creates the Hudi table at {@code path} without writing rows (SQL CREATE TABLE): hoodie.properties
+   * and the timeline folders, no instant.
+   *
+   * @param options the table's write options (Apache Hudi's keys), without "path"
+   * @param schemaJson the table's data columns, a Spark StructType as JSON
+   */
+  void createTable(String path, Map<String, String> options, String schemaJson);
+
+  /**
+   * Runs a table procedure (SQL {@code CALL name(...)}) in pyhudi.
+   *
+   * @param name the procedure's name as Apache Hudi spells it, e.g. "run_clean"
+   * @param path the table's location
+   * @param args the call's arguments other than the table, rendered as strings
+   * @return the result rows, a JSON array of objects keyed by output column
+   */
+  String procedure(String name, String path, Map<String, String> args);
 }

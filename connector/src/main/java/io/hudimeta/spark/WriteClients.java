@@ -42,7 +42,7 @@ public final class WriteClients {
   }
 
   /** Hands {@code df} to the client: the path on its own, the other options as they were given. */
-  static void write(Dataset<Row> df, Map<String, String> options, String mode) {
+  public static void write(Dataset<Row> df, Map<String, String> options, String mode) {
     WriteCallback c = get();
     c.write(df, path(options), withoutPath(options), mode);
   }
