@@ -24,6 +24,14 @@ class WriteCallback:
         # write_dataframe is looked up on every call, so a replaced client (tests) is the one used
         write_client.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
 
+    def writeBatch(self, jdf, path, options, batch_id, writer):  # noqa: N802 (the Java interface's name)
+        from pyspark.sql.dataframe import DataFrame
+
+        from pyhudi.write import streaming
+
+        spark = _session_for(jdf)
+        streaming.write_batch(spark, DataFrame(jdf, spark), path, dict(options), int(batch_id), writer)
+
     def createTable(self, path, options, schema_json):  # noqa: N802 (the Java interface's name)
         import json
 

@@ -493,6 +493,8 @@ class Writer:
 
     def _commit_metadata(self, stats: list[WriteStat], replaced: dict[str, list[str]], schema: str) -> dict:
         per_partition, op = by_partition(stats), OPERATION_TYPES[self.cfg.operation]
+        prefix = o.COMMIT_METADATA_PREFIX.get(self.options)
+        extra = {k: v for k, v in self.options.items() if prefix and k.startswith(prefix)}
         if self.cfg.operation in REPLACE_OPS:
-            return im.replace_commit_metadata(per_partition, op, schema, replaced)
-        return im.commit_metadata(per_partition, op, schema)
+            return im.replace_commit_metadata(per_partition, op, schema, replaced, extra)
+        return im.commit_metadata(per_partition, op, schema, extra)

@@ -15,9 +15,12 @@ import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableProvider;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.execution.streaming.Sink;
 import org.apache.spark.sql.sources.BaseRelation;
 import org.apache.spark.sql.sources.CreatableRelationProvider;
 import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.sources.StreamSinkProvider;
+import org.apache.spark.sql.streaming.OutputMode;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -27,7 +30,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * every save mode (the table does not advertise BATCH_WRITE, see HudiMetaTable), other V2 write
  * plans through the table's V1Write.
  */
-public final class HudiMetaSource implements TableProvider, DataSourceRegister, CreatableRelationProvider {
+public final class HudiMetaSource
+  implements TableProvider, DataSourceRegister, CreatableRelationProvider, StreamSinkProvider
+{
 
   public static final String SHORT_NAME = "hudi-meta";
 
@@ -76,6 +81,26 @@ public final class HudiMetaSource implements TableProvider, DataSourceRegister, 
       WriteClients.write(data, options, mode.name().toLowerCase(Locale.ROOT));
     }
     return new WrittenRelation(sqlContext, data.schema());
+  }
+
+  /** {@code writeStream.format("hudi-meta")}: a sink that writes each micro-batch through pyhudi. */
+  @Override
+  public Sink createSink(
+    SQLContext sqlContext,
+    scala.collection.immutable.Map<String, String> parameters,
+    scala.collection.immutable.Seq<String> partitionColumns,
+    OutputMode outputMode
+  ) {
+    if (outputMode != OutputMode.Append()) {
+      throw new IllegalArgumentException(
+        "hudi-meta: a streaming write upserts each micro-batch; use outputMode(\"append\"), not " + outputMode
+      );
+    }
+    Map<String, String> options = new java.util.HashMap<>(scala.jdk.javaapi.CollectionConverters.asJava(parameters));
+    if (!partitionColumns.isEmpty()) {
+      options.putIfAbsent("hoodie.datasource.write.partitionpath.field", partitionColumns.mkString(","));
+    }
+    return new HudiStreamingSink(sqlContext, options);
   }
 
   /** A table is there once hoodie.properties (or its backup, mid-update) is. */

@@ -39,6 +39,7 @@ public final class HudiMetaTable implements SupportsRead, SupportsWrite, Truncat
   // V1Write of HudiWriteBuilder; ACCEPT_ANY_SCHEMA because incoming rows lack the _hoodie_ columns.
   private static final Set<TableCapability> CAPABILITIES = EnumSet.of(
     TableCapability.BATCH_READ,
+    TableCapability.MICRO_BATCH_READ,
     TableCapability.V1_BATCH_WRITE,
     TableCapability.TRUNCATE,
     TableCapability.OVERWRITE_BY_FILTER,

@@ -9,6 +9,7 @@ import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
@@ -56,6 +57,12 @@ final class HudiScan implements Scan, Batch {
   @Override
   public Batch toBatch() {
     return this;
+  }
+
+  /** {@code readStream.format("hudi-meta")}: the table's commits, micro-batch by micro-batch. */
+  @Override
+  public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+    return new HudiMicroBatchStream(snapshot.readOptions(), required, filters);
   }
 
   private List<SliceSplit> splits() {

@@ -39,7 +39,7 @@ final class OptionKeys {
   static void check(Map<String, String> options, Set<String> honoured) {
     for (String raw : options.keySet()) {
       String key = raw.toLowerCase(Locale.ROOT);
-      if (!key.startsWith("hoodie.") || honoured.contains(key)) {
+      if (!key.startsWith("hoodie.") || honoured.stream().anyMatch(key::equalsIgnoreCase)) {
         continue;
       }
       String owner = CATALOGUE.get(key);

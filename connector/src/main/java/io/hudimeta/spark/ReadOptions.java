@@ -21,6 +21,8 @@ final class ReadOptions implements Serializable {
   static final String AS_OF = "as.of.instant";
   static final String BEGIN = "hoodie.datasource.read.begin.instanttime";
   static final String END = "hoodie.datasource.read.end.instanttime";
+  /** Where a streaming read starts: "earliest" (every commit), "latest" (commits from now on) or an instant. */
+  static final String STREAM_START = "hoodie.datasource.streaming.startOffset";
   static final String METADATA_ENABLE = "hoodie.metadata.enable";
   static final String DATA_SKIPPING = "hoodie.enable.data.skipping";
   /**
@@ -56,7 +58,7 @@ final class ReadOptions implements Serializable {
     "hoodie.filesystem.view.spillable.dir"
   );
   private static final Set<String> HONOURED = union(
-    Set.of(QUERY_TYPE, BEGIN, END, METADATA_ENABLE, DATA_SKIPPING),
+    Set.of(QUERY_TYPE, BEGIN, END, METADATA_ENABLE, DATA_SKIPPING, STREAM_START),
     VIEW_KEYS
   );
 
@@ -73,9 +75,13 @@ final class ReadOptions implements Serializable {
   final String logCompactionInstant;
   final int recordIndexMaxKeys;
   final Map<String, String> viewOptions = new HashMap<>();
+  final String streamStart;
+  private final Map<String, String> given;
 
   private ReadOptions(Map<String, String> o) {
+    given = new HashMap<>(o);
     path = required(o, "path");
+    streamStart = o.getOrDefault(STREAM_START, "earliest").trim();
     queryType = queryType(o.getOrDefault(QUERY_TYPE, "snapshot"));
     asOfInstant = o.containsKey(AS_OF) ? Instants.normalize(o.get(AS_OF), AS_OF) : null;
     beginInstant = o.containsKey(BEGIN) ? Instants.normalize(o.get(BEGIN), BEGIN) : null;
@@ -138,6 +144,16 @@ final class ReadOptions implements Serializable {
           " to bound it"
       );
     }
+  }
+
+  /** These options as an incremental query of the commits in (begin, end]: one micro-batch of a streaming read. */
+  ReadOptions incremental(String begin, String end) {
+    Map<String, String> o = new HashMap<>(given);
+    o.keySet().removeIf(k -> Set.of(QUERY_TYPE, BEGIN, END, AS_OF).stream().anyMatch(k::equalsIgnoreCase));
+    o.put(QUERY_TYPE, "incremental");
+    o.put(BEGIN, begin);
+    o.put(END, end);
+    return new ReadOptions(new org.apache.spark.sql.util.CaseInsensitiveStringMap(o));
   }
 
   /** Options as Spark passes them (case-insensitive keys, lower-cased). */

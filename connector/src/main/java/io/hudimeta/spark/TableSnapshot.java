@@ -115,6 +115,15 @@ final class TableSnapshot {
     return config;
   }
 
+  ReadOptions readOptions() {
+    return options;
+  }
+
+  /** The time incremental queries range over of the latest completed commit; null if none. */
+  String latestCommitTime() {
+    return timeline.latestCommitTime();
+  }
+
   /** Every partition path of the table (from the metadata table when it is in sync). */
   List<String> partitions() {
     return view.partitions();

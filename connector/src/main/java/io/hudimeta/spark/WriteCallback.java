@@ -18,6 +18,13 @@ public interface WriteCallback {
   void write(Dataset<Row> df, String path, Map<String, String> options, String mode);
 
   /**
+   * Writes micro-batch {@code batchId} of a streaming query, unless the table already holds it.
+   *
+   * @param writer the query's identity recorded with the batch: application id and query id
+   */
+  void writeBatch(Dataset<Row> df, String path, Map<String, String> options, long batchId, String writer);
+
+  /**
    * Creates the Hudi table at {@code path} without writing rows (SQL CREATE TABLE): hoodie.properties
    * and the timeline folders, no instant.
    *

@@ -59,7 +59,7 @@ public final class WriteClients {
     );
   }
 
-  private static Map<String, String> withoutPath(Map<String, String> options) {
+  static Map<String, String> withoutPath(Map<String, String> options) {
     Map<String, String> out = new LinkedHashMap<>();
     options.forEach((k, v) -> {
       if (!k.equalsIgnoreCase("path")) {

@@ -265,6 +265,15 @@ public final class Timeline {
     return out;
   }
 
+  /**
+   * The time incremental queries range over (completion time in layout 2, requested time in layout 1) of the
+   * latest completed commit that was not rolled back; null if there is none.
+   */
+  public String latestCommitTime() {
+    List<Instant> commits = commitsBetween(null, null);
+    return commits.isEmpty() ? null : orderKey(commits.get(commits.size() - 1));
+  }
+
   /** The completed commit-like instant with the greatest requested time, or null on an empty timeline. */
   public Instant lastCompleted() {
     List<Instant> commits = completedCommits();

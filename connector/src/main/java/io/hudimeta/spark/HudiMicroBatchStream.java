@@ -1,0 +1,82 @@
+package io.hudimeta.spark;
+
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
+import org.apache.spark.sql.connector.read.streaming.Offset;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A streaming read of a Hudi table: offsets are commit times (completion times on layout 2, the time
+ * incremental queries range over), and each micro-batch is the incremental query of the commits in
+ * (start, end], read by the same planning and readers as a batch query.
+ */
+final class HudiMicroBatchStream implements MicroBatchStream {
+
+  private static final String EARLIEST = "00000000000000000";
+
+  private final ReadOptions options;
+  private final StructType required;
+  private final Filter[] filters;
+  private HudiScan planned; // the batch last planned: Spark asks it for the reader factory next
+
+  HudiMicroBatchStream(ReadOptions options, StructType required, Filter[] filters) {
+    this.options = options;
+    this.required = required;
+    this.filters = filters;
+  }
+
+  /** A commit time as a streaming offset (its JSON, a quoted string, is what the checkpoint keeps). */
+  static final class CommitOffset extends Offset {
+
+    final String time;
+
+    CommitOffset(String time) {
+      this.time = time;
+    }
+
+    @Override
+    public String json() {
+      return "\"" + time + "\"";
+    }
+  }
+
+  @Override
+  public Offset initialOffset() {
+    return switch (options.streamStart.toLowerCase(java.util.Locale.ROOT)) {
+      case "earliest" -> new CommitOffset(EARLIEST);
+      case "latest" -> latestOffset();
+      default -> new CommitOffset(Instants.normalize(options.streamStart, ReadOptions.STREAM_START));
+    };
+  }
+
+  @Override
+  public Offset latestOffset() {
+    String latest = TableSnapshot.load(options).latestCommitTime();
+    return new CommitOffset(latest == null ? EARLIEST : latest);
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions(Offset start, Offset end) {
+    ReadOptions batch = options.incremental(((CommitOffset) start).time, ((CommitOffset) end).time);
+    planned = new HudiScan(TableSnapshot.load(batch), required, filters);
+    return planned.planInputPartitions();
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    return planned.createReaderFactory();
+  }
+
+  @Override
+  public Offset deserializeOffset(String json) {
+    return new CommitOffset(json.trim().replace("\"", ""));
+  }
+
+  @Override
+  public void commit(Offset end) {}
+
+  @Override
+  public void stop() {}
+}
