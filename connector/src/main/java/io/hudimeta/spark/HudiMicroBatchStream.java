@@ -1,5 +1,6 @@
 package io.hudimeta.spark;
 
+import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
@@ -19,7 +20,7 @@ final class HudiMicroBatchStream implements MicroBatchStream {
   private final ReadOptions options;
   private final StructType required;
   private final Filter[] filters;
-  private HudiScan planned; // the batch last planned: Spark asks it for the reader factory next
+  private Batch planned; // the batch last planned: Spark asks it for the reader factory next
 
   HudiMicroBatchStream(ReadOptions options, StructType required, Filter[] filters) {
     this.options = options;
@@ -60,7 +61,7 @@ final class HudiMicroBatchStream implements MicroBatchStream {
   @Override
   public InputPartition[] planInputPartitions(Offset start, Offset end) {
     ReadOptions batch = options.incremental(((CommitOffset) start).time, ((CommitOffset) end).time);
-    planned = new HudiScan(TableSnapshot.load(batch), required, filters);
+    planned = HudiScanBuilder.scan(TableSnapshot.load(batch), required, filters).toBatch();
     return planned.planInputPartitions();
   }
 

@@ -40,6 +40,11 @@ final class HudiScanBuilder implements ScanBuilder, SupportsPushDownRequiredColu
 
   @Override
   public Scan build() {
-    return new HudiScan(snapshot, required, pushed);
+    return scan(snapshot, required, pushed);
+  }
+
+  /** The scan of a snapshot: Hudi's CDC format of an incremental query, else the rows of its file slices. */
+  static Scan scan(TableSnapshot snapshot, StructType required, Filter[] filters) {
+    return snapshot.readOptions().cdc ? new CdcScan(snapshot, required) : new HudiScan(snapshot, required, filters);
   }
 }

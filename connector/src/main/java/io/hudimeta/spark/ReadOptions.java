@@ -21,6 +21,8 @@ final class ReadOptions implements Serializable {
   static final String AS_OF = "as.of.instant";
   static final String BEGIN = "hoodie.datasource.read.begin.instanttime";
   static final String END = "hoodie.datasource.read.end.instanttime";
+  /** {@code latest_state} (the latest version of each changed key) or {@code cdc} (every change, Hudi's CDC format). */
+  static final String INCREMENTAL_FORMAT = "hoodie.datasource.query.incremental.format";
   /** Where a streaming read starts: "earliest" (every commit), "latest" (commits from now on) or an instant. */
   static final String STREAM_START = "hoodie.datasource.streaming.startOffset";
   static final String METADATA_ENABLE = "hoodie.metadata.enable";
@@ -58,7 +60,7 @@ final class ReadOptions implements Serializable {
     "hoodie.filesystem.view.spillable.dir"
   );
   private static final Set<String> HONOURED = union(
-    Set.of(QUERY_TYPE, BEGIN, END, METADATA_ENABLE, DATA_SKIPPING, STREAM_START),
+    Set.of(QUERY_TYPE, BEGIN, END, METADATA_ENABLE, DATA_SKIPPING, STREAM_START, INCREMENTAL_FORMAT),
     VIEW_KEYS
   );
 
@@ -76,12 +78,14 @@ final class ReadOptions implements Serializable {
   final int recordIndexMaxKeys;
   final Map<String, String> viewOptions = new HashMap<>();
   final String streamStart;
+  final boolean cdc;
   private final Map<String, String> given;
 
   private ReadOptions(Map<String, String> o) {
     given = new HashMap<>(o);
     path = required(o, "path");
     streamStart = o.getOrDefault(STREAM_START, "earliest").trim();
+    cdc = cdc(o.getOrDefault(INCREMENTAL_FORMAT, "latest_state"));
     queryType = queryType(o.getOrDefault(QUERY_TYPE, "snapshot"));
     asOfInstant = o.containsKey(AS_OF) ? Instants.normalize(o.get(AS_OF), AS_OF) : null;
     beginInstant = o.containsKey(BEGIN) ? Instants.normalize(o.get(BEGIN), BEGIN) : null;
@@ -134,6 +138,11 @@ final class ReadOptions implements Serializable {
           queryType.name().toLowerCase(Locale.ROOT)
       );
     }
+    if (cdc && queryType != QueryType.INCREMENTAL) {
+      throw new IllegalArgumentException(
+        "hudi-meta: " + INCREMENTAL_FORMAT + "=cdc applies to incremental queries; add " + QUERY_TYPE + "=incremental"
+      );
+    }
     if (queryType == QueryType.INCREMENTAL && asOfInstant != null) {
       throw new IllegalArgumentException(
         "hudi-meta: " +
@@ -144,6 +153,26 @@ final class ReadOptions implements Serializable {
           " to bound it"
       );
     }
+  }
+
+  private static boolean cdc(String format) {
+    return switch (format.trim().toLowerCase(Locale.ROOT)) {
+      case "cdc" -> true;
+      case "latest_state" -> false;
+      default -> throw new IllegalArgumentException(
+        "hudi-meta: " + INCREMENTAL_FORMAT + "=" + format + " is not a format; use latest_state or cdc"
+      );
+    };
+  }
+
+  /** These options as a snapshot query as of {@code instant} (a CDC query reads the table before and after a commit). */
+  Map<String, String> snapshotAsOf(String instant) {
+    Map<String, String> o = new HashMap<>(given);
+    o.keySet().removeIf(k ->
+      Set.of(QUERY_TYPE, BEGIN, END, AS_OF, INCREMENTAL_FORMAT).stream().anyMatch(k::equalsIgnoreCase)
+    );
+    o.put(AS_OF, instant);
+    return o;
   }
 
   /** These options as an incremental query of the commits in (begin, end]: one micro-batch of a streaming read. */

@@ -86,7 +86,11 @@ final class TableSnapshot {
     );
     this.commitTimeFilter = incrementalCommitTimes();
     StructType table = tableSchema();
-    this.schema = options.logCompactionInstant == null ? table : LogCompactionReader.schema(table);
+    this.schema = options.cdc
+      ? CdcScan.SCHEMA
+      : options.logCompactionInstant == null
+        ? table
+        : LogCompactionReader.schema(table);
   }
 
   static TableSnapshot load(ReadOptions options) {
@@ -117,6 +121,15 @@ final class TableSnapshot {
 
   ReadOptions readOptions() {
     return options;
+  }
+
+  Timeline timeline() {
+    return timeline;
+  }
+
+  /** The commits of an incremental query, in the order incremental queries range over; null for other queries. */
+  List<Instant> incrementalCommits() {
+    return incrementalCommits;
   }
 
   /** The time incremental queries range over of the latest completed commit; null if none. */

@@ -1,0 +1,196 @@
+package io.hudimeta.spark;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.struct;
+import static org.apache.spark.sql.functions.to_json;
+import static org.apache.spark.sql.functions.when;
+
+import io.hudimeta.table.CommitMetadata;
+import io.hudimeta.table.Instant;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * An incremental query in Apache Hudi's CDC format ({@code hoodie.datasource.query.incremental.format=cdc}):
+ * one row per change of each commit in the range, {@code op} ({@code i}, {@code u}, {@code d}),
+ * {@code ts_ms} (the commit's instant time) and the record's {@code before} / {@code after} images as
+ * JSON of its data columns (Hudi's meta columns left out). The changes are inferred as Hudi infers them
+ * for tables without CDC log blocks: each commit's partitions read as of the commit before it and as of
+ * the commit, joined on the record key. Compaction and clustering change no record and yield none.
+ * The changes are computed on the driver's session and held there, split into partitions of rows.
+ */
+final class CdcScan implements Scan, Batch {
+
+  static final StructType SCHEMA = new StructType()
+    .add("op", DataTypes.StringType)
+    .add("ts_ms", DataTypes.StringType)
+    .add("before", DataTypes.StringType)
+    .add("after", DataTypes.StringType);
+  private static final Set<String> NO_CHANGES = Set.of("COMPACT", "CLUSTER", "LOG_COMPACT");
+  private static final int ROWS_PER_PARTITION = 10_000;
+  private static final String PARTITION_PATH = "_hoodie_partition_path";
+
+  private final TableSnapshot snapshot;
+  private final StructType required;
+
+  CdcScan(TableSnapshot snapshot, StructType required) {
+    this.snapshot = snapshot;
+    this.required = required;
+  }
+
+  @Override
+  public StructType readSchema() {
+    return required;
+  }
+
+  @Override
+  public String description() {
+    return "hudi-meta cdc " + snapshot.describe();
+  }
+
+  @Override
+  public Batch toBatch() {
+    return this;
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions() {
+    List<String[]> rows = new ArrayList<>();
+    for (Row r : changes().collectAsList()) {
+      String[] row = new String[required.size()];
+      for (int i = 0; i < row.length; i++) {
+        row[i] = r.getString(r.fieldIndex(required.fields()[i].name()));
+      }
+      rows.add(row);
+    }
+    List<InputPartition> out = new ArrayList<>();
+    for (int i = 0; i < rows.size(); i += ROWS_PER_PARTITION) {
+      out.add(new Changes(new ArrayList<>(rows.subList(i, Math.min(rows.size(), i + ROWS_PER_PARTITION)))));
+    }
+    return out.toArray(new InputPartition[0]);
+  }
+
+  /** The changes of every commit in the query's range, in CDC form. */
+  private Dataset<Row> changes() {
+    Dataset<Row> all = SparkSession.active().createDataFrame(List.of(), SCHEMA);
+    for (Instant commit : snapshot.incrementalCommits()) {
+      CommitMetadata meta = snapshot.timeline().commitMetadata(commit);
+      if (meta != null && !NO_CHANGES.contains(String.valueOf(meta.operationType()).toUpperCase())) {
+        all = all.union(changes(commit, meta));
+      }
+    }
+    return all;
+  }
+
+  /** One commit's changes: its partitions before and after it, joined on the record key. */
+  private Dataset<Row> changes(Instant commit, CommitMetadata meta) {
+    Set<String> partitions = new TreeSet<>(meta.partitionToWriteStats().keySet());
+    partitions.addAll(meta.partitionToReplaceFileIds().keySet());
+    Instant previous = previousCommit(commit);
+    Dataset<Row> after = images(commit.requestedTime(), partitions).toDF("a_key", "a_time", "after");
+    Dataset<Row> before =
+      previous == null
+        ? SparkSession.active().createDataFrame(List.of(), after.schema())
+        : images(previous.requestedTime(), partitions);
+    before = before.toDF("b_key", "b_time", "before");
+    Column changed = col("a_key")
+      .isNull()
+      .or(col("a_time").equalTo(lit(commit.requestedTime())));
+    return before
+      .join(after, col("b_key").equalTo(col("a_key")), "full_outer")
+      .where(changed)
+      .select(
+        when(col("b_key").isNull(), lit("i")).when(col("a_key").isNull(), lit("d")).otherwise(lit("u")).as("op"),
+        lit(commit.requestedTime()).as("ts_ms"),
+        col("before"),
+        col("after")
+      );
+  }
+
+  /** (key, commit time, JSON image) of the records of {@code partitions} as of {@code instant}. */
+  private Dataset<Row> images(String instant, Set<String> partitions) {
+    Dataset<Row> rows = SparkSession.active()
+      .read()
+      .format(HudiMetaSource.SHORT_NAME)
+      .options(snapshot.readOptions().snapshotAsOf(instant))
+      .load()
+      .where(col(PARTITION_PATH).isin(partitions.toArray()));
+    List<Column> data = new ArrayList<>();
+    for (String c : rows.columns()) {
+      if (!c.startsWith("_hoodie_")) {
+        data.add(col(c));
+      }
+    }
+    return rows.select(
+      col(TableSnapshot.RECORD_KEY),
+      col(TableSnapshot.COMMIT_TIME),
+      to_json(struct(data.toArray(new Column[0])))
+    );
+  }
+
+  /** The completed commit before {@code commit} (by requested time), or null for the first. */
+  private Instant previousCommit(Instant commit) {
+    Instant previous = null;
+    for (Instant i : snapshot.timeline().completedCommits()) {
+      if (i.requestedTime().compareTo(commit.requestedTime()) < 0) {
+        previous = i;
+      }
+    }
+    return previous;
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    return new ChangesReaderFactory();
+  }
+
+  /** A slice of the changes, carried to an executor with the task. */
+  record Changes(List<String[]> rows) implements InputPartition, Serializable {}
+
+  private static final class ChangesReaderFactory implements PartitionReaderFactory {
+
+    @Override
+    public PartitionReader<InternalRow> createReader(InputPartition partition) {
+      List<String[]> rows = ((Changes) partition).rows();
+      return new PartitionReader<>() {
+        private int next = -1;
+
+        @Override
+        public boolean next() {
+          return ++next < rows.size();
+        }
+
+        @Override
+        public InternalRow get() {
+          String[] row = rows.get(next);
+          Object[] values = new Object[row.length];
+          for (int i = 0; i < row.length; i++) {
+            values[i] = row[i] == null ? null : UTF8String.fromString(row[i]);
+          }
+          return new GenericInternalRow(values);
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+  }
+}
