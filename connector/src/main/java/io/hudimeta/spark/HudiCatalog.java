@@ -111,9 +111,11 @@ public final class HudiCatalog
     options.putAll(CollectionConverters.asJava(table.storage().properties()));
     options.put("path", table.location().toString());
     // SET hoodie.* in the session reaches SQL writes, as in Apache Hudi's Spark SQL
-    SQLConf.get()
-      .getAllConfs()
-      .foreach(kv -> kv._1().startsWith("hoodie.") ? options.put(kv._1(), kv._2()) : null);
+    CollectionConverters.asJava(SQLConf.get().getAllConfs()).forEach((k, v) -> {
+      if (k.startsWith("hoodie.")) {
+        options.put(k, v);
+      }
+    });
     return options;
   }
 
