@@ -80,6 +80,8 @@ def test_cdc_read_returns_each_commits_changes(spark, tmp_path, table_type):
 
 
 def test_cdc_needs_an_incremental_query(spark, tmp_path):
+    path = str(tmp_path / "t")
+    HudiTable(spark, path, {"hoodie.table.name": "c", "hoodie.datasource.write.recordkey.field": "id"}).insert(
+        spark.createDataFrame([(1, 1, "x", "a")], SCHEMA))
     with pytest.raises(Exception, match="incremental.format=cdc applies to incremental queries"):
-        spark.read.format("hudi-meta").option("hoodie.datasource.query.incremental.format", "cdc").load(
-            str(tmp_path)).collect()
+        spark.read.format("hudi-meta").option("hoodie.datasource.query.incremental.format", "cdc").load(path).collect()

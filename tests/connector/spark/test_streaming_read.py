@@ -40,3 +40,25 @@ def test_streaming_read_from_latest_skips_existing_commits(spark, tmp_path):
     assert all(batch == [] for batch in started)  # (latest, latest]: nothing
     table.upsert(_rows(spark, (5, 2, "e")))
     assert _stream(spark, path, ck) == [[(5, "e")]]
+
+
+def test_streaming_read_in_cdc_format_returns_each_change(spark, tmp_path):
+    path, ck = str(tmp_path / "t"), str(tmp_path / "ck")
+    table = HudiTable(spark, path, OPTIONS)
+    table.upsert(_rows(spark, (1, 1, "a")))
+    got = []
+    stream = (spark.readStream.format("hudi-meta").option("hoodie.datasource.query.incremental.format", "cdc")
+              .load(path))
+    assert stream.columns == ["op", "ts_ms", "before", "after"]
+
+    def run():
+        (stream.writeStream.foreachBatch(lambda df, _: got.extend(sorted((r.op, r.before, r.after)
+                                                                           for r in df.collect())))
+         .option("checkpointLocation", ck).trigger(availableNow=True).start().awaitTermination())
+
+    run()
+    assert got == [("i", None, '{"id":1,"ts":1,"v":"a"}')]
+    table.upsert(_rows(spark, (1, 2, "b")))
+    got.clear()
+    run()
+    assert got == [("u", '{"id":1,"ts":1,"v":"a"}', '{"id":1,"ts":2,"v":"b"}')]

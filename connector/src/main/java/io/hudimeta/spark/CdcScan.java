@@ -24,6 +24,8 @@ import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
+import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -66,9 +68,25 @@ final class CdcScan implements Scan, Batch {
     return "hudi-meta cdc " + snapshot.describe();
   }
 
+  /** A batch read in CDC format is an incremental query; a streaming read makes each micro-batch one. */
   @Override
   public Batch toBatch() {
+    if (snapshot.readOptions().queryType != ReadOptions.QueryType.INCREMENTAL) {
+      throw new IllegalArgumentException(
+        "hudi-meta: " +
+          ReadOptions.INCREMENTAL_FORMAT +
+          "=cdc applies to incremental queries; add " +
+          ReadOptions.QUERY_TYPE +
+          "=incremental and " +
+          ReadOptions.BEGIN
+      );
+    }
     return this;
+  }
+
+  @Override
+  public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+    return new HudiMicroBatchStream(snapshot.readOptions(), required, new Filter[0]);
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.hudimeta.spark;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.connector.read.streaming.Offset;
 import org.apache.spark.sql.sources.Filter;
@@ -61,7 +62,8 @@ final class HudiMicroBatchStream implements MicroBatchStream {
   @Override
   public InputPartition[] planInputPartitions(Offset start, Offset end) {
     ReadOptions batch = options.incremental(((CommitOffset) start).time, ((CommitOffset) end).time);
-    planned = HudiScanBuilder.scan(TableSnapshot.load(batch), required, filters).toBatch();
+    Scan scan = HudiScanBuilder.scan(TableSnapshot.load(batch), required, filters);
+    planned = scan.toBatch();
     return planned.planInputPartitions();
   }
 

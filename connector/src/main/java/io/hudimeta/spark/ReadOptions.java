@@ -138,11 +138,6 @@ final class ReadOptions implements Serializable {
           queryType.name().toLowerCase(Locale.ROOT)
       );
     }
-    if (cdc && queryType != QueryType.INCREMENTAL) {
-      throw new IllegalArgumentException(
-        "hudi-meta: " + INCREMENTAL_FORMAT + "=cdc applies to incremental queries; add " + QUERY_TYPE + "=incremental"
-      );
-    }
     if (queryType == QueryType.INCREMENTAL && asOfInstant != null) {
       throw new IllegalArgumentException(
         "hudi-meta: " +
