@@ -34,7 +34,8 @@ def write_batch(spark, df, path: str, options: dict[str, str], batch_id: int, wr
                     path, last)
         return False
     opts = {**options, SINK_CHECKPOINT_KEY: json.dumps({str(batch_id): writer}, separators=(",", ":"))}
-    if not SINK_CHECKPOINT_KEY.startswith(o.COMMIT_METADATA_PREFIX.get(opts)):
+    prefix = o.COMMIT_METADATA_PREFIX.get(opts)
+    if not prefix or not SINK_CHECKPOINT_KEY.startswith(prefix):
         opts[o.COMMIT_METADATA_PREFIX.key] = "_"  # the checkpoint must reach the commit metadata
     write_dataframe(spark, df, path, opts, "append")
     return True

@@ -153,7 +153,7 @@ final class CdcScan implements Scan, Batch {
       .where(col(PARTITION_PATH).isin(partitions.toArray()));
     List<Column> data = new ArrayList<>();
     for (String c : rows.columns()) {
-      if (!c.startsWith("_hoodie_")) {
+      if (!TableSnapshot.isMetaField(c)) {
         data.add(col(c));
       }
     }

@@ -174,7 +174,12 @@ public final class HudiMetaTable implements SupportsRead, SupportsWrite, Truncat
     return SparkSession.active().createDataFrame(List.of(), dataSchema());
   }
 
-  /** The columns a writer gives: the schema without Hudi's _hoodie_ meta columns. */
+  /** Is {@code column} one of Hudi's meta columns (_hoodie_commit_time...), which writers never give? */
+  public static boolean isMetaColumn(String column) {
+    return TableSnapshot.isMetaField(column);
+  }
+
+  /** The columns a writer gives: the schema without Hudi's meta columns. */
   public StructType dataSchema() {
     return TablePartitions.dataSchema(schema());
   }

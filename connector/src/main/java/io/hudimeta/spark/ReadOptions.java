@@ -162,22 +162,26 @@ final class ReadOptions implements Serializable {
 
   /** These options as a snapshot query as of {@code instant} (a CDC query reads the table before and after a commit). */
   Map<String, String> snapshotAsOf(String instant) {
-    Map<String, String> o = new HashMap<>(given);
-    o.keySet().removeIf(k ->
-      Set.of(QUERY_TYPE, BEGIN, END, AS_OF, INCREMENTAL_FORMAT).stream().anyMatch(k::equalsIgnoreCase)
-    );
-    o.put(AS_OF, instant);
-    return o;
+    return with(Map.of(AS_OF, instant), INCREMENTAL_FORMAT);
   }
 
   /** These options as an incremental query of the commits in (begin, end]: one micro-batch of a streaming read. */
   ReadOptions incremental(String begin, String end) {
-    Map<String, String> o = new HashMap<>(given);
-    o.keySet().removeIf(k -> Set.of(QUERY_TYPE, BEGIN, END, AS_OF).stream().anyMatch(k::equalsIgnoreCase));
-    o.put(QUERY_TYPE, "incremental");
-    o.put(BEGIN, begin);
-    o.put(END, end);
+    Map<String, String> o = with(Map.of(QUERY_TYPE, "incremental", BEGIN, begin, END, end));
     return new ReadOptions(new org.apache.spark.sql.util.CaseInsensitiveStringMap(o));
+  }
+
+  /**
+   * The given options with the query's range (type, begin, end, as-of) and {@code dropped} replaced by
+   * {@code set}; keys compare case-insensitively, as Spark's options do.
+   */
+  private Map<String, String> with(Map<String, String> set, String... dropped) {
+    Set<String> replaced = new HashSet<>(Set.of(QUERY_TYPE, BEGIN, END, AS_OF));
+    replaced.addAll(Arrays.asList(dropped));
+    Map<String, String> o = new HashMap<>(given);
+    o.keySet().removeIf(k -> replaced.stream().anyMatch(k::equalsIgnoreCase));
+    o.putAll(set);
+    return o;
   }
 
   /** Options as Spark passes them (case-insensitive keys, lower-cased). */

@@ -58,7 +58,7 @@ final class TablePartitions {
   static StructType dataSchema(StructType schema) {
     List<StructField> data = new ArrayList<>();
     for (StructField f : schema.fields()) {
-      if (!f.name().startsWith("_hoodie_")) {
+      if (!TableSnapshot.isMetaField(f.name())) {
         data.add(f);
       }
     }

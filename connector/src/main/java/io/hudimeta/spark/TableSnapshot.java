@@ -53,6 +53,11 @@ final class TableSnapshot {
     "_hoodie_file_name",
   };
 
+  /** Is {@code name} one of Hudi's meta columns (not data a writer gives)? */
+  static boolean isMetaField(String name) {
+    return java.util.Arrays.asList(META_FIELDS).contains(name);
+  }
+
   private final ReadOptions options;
   private final FileSystem fs;
   private final Path basePath;

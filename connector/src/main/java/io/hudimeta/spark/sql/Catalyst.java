@@ -25,8 +25,6 @@ import scala.jdk.javaapi.CollectionConverters;
 /** Building and taking apart Catalyst plans from Java: what Scala's pattern matching does there. */
 final class Catalyst {
 
-  static final String META_PREFIX = "_hoodie_";
-
   private Catalyst() {}
 
   static <T> Seq<T> seq(List<T> items) {
@@ -59,11 +57,11 @@ final class Catalyst {
     return (HudiMetaTable) relation.table();
   }
 
-  /** The relation's columns a user writes: all but Hudi's _hoodie_ meta columns. */
+  /** The relation's columns a user writes: all but Hudi's meta columns. */
   static List<Attribute> dataColumns(LogicalPlan relation) {
     List<Attribute> out = new ArrayList<>();
     for (Attribute a : list(relation.output())) {
-      if (!a.name().startsWith(META_PREFIX)) {
+      if (!HudiMetaTable.isMetaColumn(a.name())) {
         out.add(a);
       }
     }

@@ -110,10 +110,10 @@ final class MergePlan {
   private LogicalPlan rows(MergeIntoTable m, Map<String, Expression> keys, LogicalPlan joined) {
     List<Clause> clauses = new ArrayList<>();
     for (MergeAction a : Catalyst.list(m.matchedActions())) {
-      clauses.add(new Clause(Catalyst.and(new IsNotNull(matched), Catalyst.isTrue(a.condition())), a));
+      clauses.add(Clause.of(Catalyst.and(new IsNotNull(matched), Catalyst.isTrue(a.condition())), a));
     }
     for (MergeAction a : Catalyst.list(m.notMatchedActions())) {
-      clauses.add(new Clause(Catalyst.and(new IsNull(matched), Catalyst.isTrue(a.condition())), a));
+      clauses.add(Clause.of(Catalyst.and(new IsNull(matched), Catalyst.isTrue(a.condition())), a));
     }
     List<NamedExpression> out = new ArrayList<>();
     for (Attribute c : columns) {
@@ -131,25 +131,31 @@ final class MergePlan {
     return new Project(Catalyst.seq(out), new Filter(taken, joined));
   }
 
-  private record Clause(Expression when, MergeAction action) {}
+  /** A WHEN clause: when it takes a row, its action, and what it sets (by lower-cased column name). */
+  private record Clause(Expression when, MergeAction action, Map<String, Expression> assigned) {
+    static Clause of(Expression when, MergeAction action) {
+      Map<String, Expression> assigned =
+        action instanceof DeleteAction ? Map.of() : KeyRules.byColumn(assignments(action), "MERGE INTO");
+      return new Clause(when, action, assigned);
+    }
+  }
 
   /** One data column: the value of the first clause that holds. */
   private Expression column(List<Clause> clauses, Attribute c, Map<String, Expression> keys) {
     List<Tuple2<Expression, Expression>> branches = new ArrayList<>();
     for (Clause clause : clauses) {
-      branches.add(new Tuple2<>(clause.when, value(clause.action, c, keys)));
+      branches.add(new Tuple2<>(clause.when, value(clause, c, keys)));
     }
     return Catalyst.caseWhen(branches, Catalyst.nullOf(c.dataType()));
   }
 
-  private Expression value(MergeAction action, Attribute c, Map<String, Expression> keys) {
+  private Expression value(Clause clause, Attribute c, Map<String, Expression> keys) {
     String name = c.name().toLowerCase(Locale.ROOT);
-    if (action instanceof DeleteAction) {
+    if (clause.action instanceof DeleteAction) {
       return c; // the target row as it is: its key and partition say what to delete
     }
-    Map<String, Expression> assigned = KeyRules.byColumn(assignments(action), "MERGE INTO");
-    Expression given = assigned.get(name);
-    if (action instanceof InsertAction) {
+    Expression given = clause.assigned.get(name);
+    if (clause.action instanceof InsertAction) {
       return given == null ? Catalyst.nullOf(c.dataType()) : Catalyst.cast(given, c.dataType());
     }
     if (given == null) {
