@@ -274,6 +274,11 @@ def avro_to_arrow(schema: str | dict) -> pa.Schema:
     return pa.schema(list(t))
 
 
+def full_name(s: dict) -> str:
+    """A named schema's full name, as a later reference to it must give it."""
+    return _full_name(s, None)[0]
+
+
 def _full_name(s: dict, space: str | None) -> tuple[str, str | None]:
     name = s["name"]
     if "." in name:

@@ -148,6 +148,19 @@ COMMIT_METADATA_PREFIX = _define(W + "commitmeta.key.prefix", "_", text,
                                  "Write options whose keys start with this prefix go into the commit's extraMetadata "
                                  "(the streaming sink's checkpoint travels so).")
 
+# ---- change data capture ---------------------------------------------------------------------
+
+CDC_ENABLED = _define("hoodie.table.cdc.enabled", False, boolean,
+                      "Writes that rewrite a base file also write its changes to a CDC log file (`.cdc`), as "
+                      "Apache Hudi does; fixed when the table is created.")
+# HoodieCDCSupplementalLoggingMode names, with the spellings of Hudi 0.13
+CDC_MODES = {**same("OP_KEY_ONLY", "DATA_BEFORE", "DATA_BEFORE_AFTER"), "cdc_op_key": "OP_KEY_ONLY",
+             "cdc_data_before": "DATA_BEFORE", "cdc_data_before_after": "DATA_BEFORE_AFTER"}
+CDC_LOGGING_MODE = _define("hoodie.table.cdc.supplemental.logging.mode", "DATA_BEFORE_AFTER", choice(CDC_MODES),
+                           "What CDC log records hold: OP_KEY_ONLY (op, record_key), DATA_BEFORE (and the before "
+                           "image) or DATA_BEFORE_AFTER (op, ts_ms, before and after images).")
+CDC_PROPERTIES = (CDC_ENABLED, CDC_LOGGING_MODE)  # kept in hoodie.properties under these keys
+
 # ---- files -----------------------------------------------------------------------------------
 
 SMALL_FILE_LIMIT = _define("hoodie.parquet.small.file.limit", 104857600, number(0, "a size in bytes"),

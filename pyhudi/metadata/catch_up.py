@@ -55,9 +55,11 @@ def _write_stat_of(writer: "MetadataWriter", partition: str, s: dict) -> WriteSt
     col_stats = bloom = bloom_type = None
     if not is_log and name.endswith(".parquet"):
         col_stats, bloom, bloom_type = writer.footer(partition, name)
+    cdc_path, cdc_size = next(iter((s.get("cdcStats") or {}).items()), (None, None))
     return WriteStat(partition=partition, file_id=s.get("fileId") or "", path=s["path"],
                      file_size=s.get("fileSizeInBytes") or 0, is_log=is_log, num_writes=s.get("numWrites") or 0,
-                     column_stats=col_stats, bloom=bloom, bloom_type=bloom_type)
+                     column_stats=col_stats, bloom=bloom, bloom_type=bloom_type, cdc_path=cdc_path,
+                     cdc_size=cdc_size)
 
 
 def apply_data_instant(writer: "MetadataWriter", timeline: Timeline, inst: Instant) -> None:

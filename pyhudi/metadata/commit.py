@@ -69,6 +69,8 @@ class DataInstant:
             if s.path:
                 name = posixpath.basename(s.path)
                 files[name] = max(int(s.file_size), files.get(name, 0))
+            if s.cdc_path:  # listed like any file of the partition, as Hudi does
+                files[posixpath.basename(s.cdc_path)] = int(s.cdc_size or 0)
         return out
 
 

@@ -25,7 +25,7 @@ def latest_slice_files(files: Mapping[str, tuple], data: DataTimeline, replaced:
         return NEWEST if t == current_instant else data.completion(t)
 
     slices = build_slices(files, committed, completion)
-    return [n for fid, s in slices.items() if fid not in replaced for n in s[-1].files()]
+    return [n for fid, s in slices.items() if fid not in replaced for n in s[-1].data_files()]
 
 
 def partition_stats(partition: str, cols: list[str] | None,

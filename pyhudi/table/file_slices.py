@@ -5,7 +5,8 @@ A file counts when its instant is committed. A committed base file opens the sli
 instant, a pending compaction opens an empty one, and a committed log file joins the slice with
 the greatest base instant at or before the log's completion time (its own instant when there is
 none): a log written while a compaction was being planned belongs to the compacted slice.
-Change-data (CDC) log files are in no slice: only CDC queries read them, as in Apache Hudi.
+Change-data (CDC) log files join their slice by the same rule but apart from its logs: only CDC
+queries read them (as in Apache Hudi), and they go when the slice is cleaned.
 """
 from __future__ import annotations
 
@@ -27,9 +28,15 @@ class FileSlice:
     logs: list[str] = field(default_factory=list)
     partition: str = ""             # relative partition path ("" for a non-partitioned table)
     base_size: int | None = None    # bytes of the base file, when the listing gave them
+    cdc_logs: list[str] = field(default_factory=list)  # change data, never merged into the slice's records
+
+    def data_files(self) -> list[str]:
+        """The files its records are read from: the base file and the logs."""
+        return ([self.base] if self.base else []) + list(self.logs)
 
     def files(self) -> list[str]:
-        return ([self.base] if self.base else []) + list(self.logs)
+        """Every file of the slice, CDC logs included."""
+        return self.data_files() + list(self.cdc_logs)
 
 
 def file_groups(slices: Iterable[FileSlice], partitions: Container[str] | None = None) -> dict[str, list[str]]:
@@ -74,8 +81,9 @@ def committed_rule(instants: Sequence[Instant]) -> Callable[[str], bool]:
 
 
 def _committed_files(names: Iterable[str], committed: Callable[[str], bool], base_format: str | None):
-    """(base files by file id and instant, [(sort key, name, instant)] of logs by file id); with a
-    `base_format`, base files of another format are not the table's (Hudi's view keeps one)."""
+    """(base files by file id and instant, [(sort key, name, instant)] of logs by file id, CDC logs
+    sorting after the others); with a `base_format`, base files of another format are not the
+    table's (Hudi's view keeps one)."""
     bases: dict[str, dict[str, str | None]] = {}
     logs: dict[str, list[tuple[tuple, str, str]]] = {}
     for name in names:
@@ -85,8 +93,7 @@ def _committed_files(names: Iterable[str], committed: Callable[[str], bool], bas
         fid, instant, is_log = parsed
         if is_log:
             log = file_names.parse_log(name)
-            if not log.cdc_suffix:  # change data is read by CDC queries only, never merged into a slice
-                logs.setdefault(fid, []).append((log.sort_key(), name, instant))
+            logs.setdefault(fid, []).append(((bool(log.cdc_suffix), *log.sort_key()), name, instant))
         elif base_format is None or file_names.parse_base(name).ext == base_format:
             slot = bases.setdefault(fid, {})
             if slot.get(instant) is None or name > slot[instant]:
@@ -109,12 +116,16 @@ def build_slices(names: Iterable[str], committed: Callable[[str], bool],
     out: dict[str, list[FileSlice]] = {}
     for fid in sorted(set(bases) | set(logs)):
         slots = {t: FileSlice(fid, t, b) for t, b in bases.get(fid, {}).items()}
-        for _, name, instant in sorted(logs.get(fid, [])):
+        for (is_cdc, *_), name, instant in sorted(logs.get(fid, [])):
             keys = sorted(slots)
             i = bisect.bisect_right(keys, completion(instant) or instant) - 1
             key = keys[i] if i >= 0 else instant
-            slots.setdefault(key, FileSlice(fid, key)).logs.append(name)
-        out[fid] = [slots[t] for t in sorted(slots)]
+            if is_cdc and key not in slots:  # change data of no slice's base file: it opens none
+                continue
+            target = slots.setdefault(key, FileSlice(fid, key))
+            (target.cdc_logs if is_cdc else target.logs).append(name)
+        if slots:
+            out[fid] = [slots[t] for t in sorted(slots)]
     return out
 
 

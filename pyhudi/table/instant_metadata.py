@@ -280,11 +280,12 @@ def write_stats(meta: Mapping[str, Any]) -> Iterator[tuple[str, dict]]:
 
 
 def files_written(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(partition, path relative to the table base path) of every file a commit wrote.
+    """(partition, path relative to the table base path) of every file a commit wrote, its CDC log
+    files (`cdcStats`) included.
 
     Stats without a path (the placeholders of inflight files) are skipped.
     """
-    return [(p, s["path"]) for p, s in write_stats(meta) if s.get("path")]
+    return [(p, f) for p, s in write_stats(meta) if s.get("path") for f in [s["path"], *(s.get("cdcStats") or ())]]
 
 
 def replaced_file_ids(meta: Mapping[str, Any]) -> dict[str, list[str]]:

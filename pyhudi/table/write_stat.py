@@ -28,6 +28,8 @@ class WriteStat:
     column_stats: str | None = None   # JSON from pyhudi.metadata.stats.column_stats_json
     bloom: str | None = None          # Base64 bloom filter of a base file
     bloom_type: str | None = None     # None: the metadata writer's default
+    cdc_path: str | None = None       # the CDC log file written beside a rewritten base file
+    cdc_size: int | None = None       # its bytes
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> "WriteStat":
@@ -40,7 +42,8 @@ class WriteStat:
             fileId=self.file_id, path=self.path, prevCommit=self.prev_commit, numWrites=self.num_writes,
             numDeletes=self.num_deletes, numUpdateWrites=self.num_update_writes, numInserts=self.num_inserts,
             totalWriteBytes=self.file_size, totalWriteErrors=0, partitionPath=self.partition,
-            fileSizeInBytes=self.file_size, minEventTime=None, maxEventTime=None)
+            fileSizeInBytes=self.file_size, minEventTime=None, maxEventTime=None,
+            cdcStats={self.cdc_path: self.cdc_size} if self.cdc_path else None)
         if self.is_log:
             stat.update(logVersion=1, logOffset=0, baseFile=self.base_file or "",
                         logFiles=[posixpath.basename(self.path)])

@@ -33,7 +33,7 @@ from pyhudi.table.pending_plans import held_file_groups
 from pyhudi.table.rollback import rollback
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
-from pyhudi.write import bucket_index, concurrency, executor, keygen, placement, record_index, simple_index, view
+from pyhudi.write import bucket_index, cdc, concurrency, executor, keygen, placement, record_index, simple_index, view
 from pyhudi.write.config import WriteConfig, WriteOptionError
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
@@ -269,7 +269,7 @@ class Writer:
         props = properties.v8_defaults(cfg.table_name, cfg.table_type, cfg.record_key_fields, cfg.partition_specs,
                                        cfg.ordering_field, avro_schema.to_json(create_schema), cfg.keygen,
                                        cfg.hive_style, cfg.url_encode, database=cfg.database)
-        props.update(cfg.timestamp_options)  # recorded as Hudi does, for later writes
+        props.update({**cfg.timestamp_options, **cdc.table_properties(cfg.cdc_mode)})  # as Hudi records them
         if cfg.index_type == "BUCKET":
             props.update(bucket_index.table_properties(cfg))
         self.storage.mkdirs(posixpath.join(self.base, ".hoodie", "timeline", "history"))
@@ -469,7 +469,8 @@ class Writer:
         work = self._with_old_rows(tagged, slices)
         task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                          self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING",
-                         cfg.log_block_format, cfg.compression, inserts_to_logs=self._inserts_to_logs())
+                         cfg.log_block_format, cfg.compression, inserts_to_logs=self._inserts_to_logs(),
+                         cdc_mode=cfg.cdc_mode)
         return write_groups(work, task, self._tasks())
 
     def _tasks(self) -> int:
@@ -486,10 +487,9 @@ class Writer:
 
     def _write_partition_metadata(self, instant: str, partitions: set[str]) -> None:
         for p in partitions:
-            path = posixpath.join(self.base, p, filenames.PARTITION_METADATA)  # p "": the base path
-            if not self.storage.exists(path):
-                self.storage.write(path, filenames.partition_metadata_text(
-                    instant, filenames.partition_depth(p)).encode())
+            path, depth = posixpath.join(self.base, p, filenames.PARTITION_METADATA), filenames.partition_depth(p)
+            if not self.storage.exists(path):  # p "": the base path
+                self.storage.write(path, filenames.partition_metadata_text(instant, depth).encode())
 
     def _commit_metadata(self, stats: list[WriteStat], replaced: dict[str, list[str]], schema: str) -> dict:
         per_partition, op = by_partition(stats), OPERATION_TYPES[self.cfg.operation]

@@ -54,6 +54,7 @@ class WriteConfig:
     record_index_sizing: Sizing = Sizing()
     update_partition_path: bool = False  # RECORD_INDEX: a record whose partition changed moves there
     index_async: bool = False  # index partitions are built by the indexing action, not by a write
+    cdc_mode: str | None = None  # the CDC supplemental logging mode of a table with CDC enabled
 
     @property
     def complex_key(self) -> bool:
@@ -122,6 +123,7 @@ class WriteConfig:
                                        o.RECORD_INDEX_GROWTH_FACTOR.get(merged)),
             update_partition_path=o.RECORD_INDEX_UPDATE_PARTITION_PATH.get(merged),
             index_async=o.METADATA_INDEX_ASYNC.get(merged),
+            cdc_mode=o.CDC_LOGGING_MODE.get(merged) if o.CDC_ENABLED.get(merged) else None,
         )
 
 
@@ -205,7 +207,7 @@ _TABLE_KEYS = [(o.TABLE_NAME, tp.NAME), (o.DATABASE_NAME, tp.DATABASE), (o.RECOR
                (o.PARTITION_FIELDS, tp.PARTITION_FIELDS), (o.PRECOMBINE_FIELD, tp.PRECOMBINE_FIELD),
                (o.TABLE_TYPE, tp.TYPE), (o.HIVE_STYLE, tp.HIVE_STYLE), (o.URL_ENCODE, tp.URL_ENCODE),
                (o.KEYGEN_TYPE, tp.KEYGEN_TYPE),
-               *((opt, opt.key) for opt in (*o.BUCKET_PROPERTIES, *o.TIMESTAMP_OPTIONS))]
+               *((opt, opt.key) for opt in (*o.BUCKET_PROPERTIES, *o.TIMESTAMP_OPTIONS, *o.CDC_PROPERTIES))]
 
 
 def _from_table(props: Mapping[str, str]) -> dict[str, str]:
@@ -238,3 +240,11 @@ def _check_consistent(options: Mapping[str, str], props: Mapping[str, str]) -> N
             raise OptionError(f"{given[0]}={given[1]} contradicts the existing table ({prop}={props[prop]}); "
                               "a table's database, keys, key generator, partitioning, type and bucket layout are "
                               "fixed when it is created")
+    for opt in o.CDC_PROPERTIES:  # a table without the properties was created without CDC
+        given = opt.given(options)
+        if not given or not props or (opt is o.CDC_LOGGING_MODE and not o.CDC_ENABLED.get(props)):
+            continue
+        if opt.parse(*given) != opt.get(props):
+            raise OptionError(f"{given[0]}={given[1]} contradicts the existing table ({opt.key}="
+                              f"{props.get(opt.key, opt.default)}); change data capture is set when a table is "
+                              "created")

@@ -16,6 +16,7 @@ from pyhudi.log.ordering import ordering_type_for_avro
 from pyhudi.storage import Storage
 from pyhudi.table.file_names import BaseFileName, LogFileName
 from pyhudi.table.write_stat import WriteStat
+from pyhudi.write import cdc
 
 FG, OP, BASE, SORT = "_hudi_fg", "_hudi_op", "_hudi_base", "_hudi_sort"
 # a log compaction's rows: the instants it merged (the connector's LogCompactionReader fills it)
@@ -32,7 +33,9 @@ STATS_SCHEMA = pa.schema([
     ("num_update_writes", pa.int64()), ("file_size", pa.int64()), ("min_key", pa.string()),
     ("max_key", pa.string()), ("is_log", pa.bool_()), ("base_file", pa.string()),
     # for the metadata table: column statistics (metadata.column_stats_json) and bloom filter
-    ("column_stats", pa.string()), ("bloom", pa.string())])
+    ("column_stats", pa.string()), ("bloom", pa.string()),
+    # the CDC log file written beside a rewritten base file (pyhudi.write.cdc), and its size
+    ("cdc_path", pa.string()), ("cdc_size", pa.int64())])
 _DDL_TYPES = {pa.string(): "string", pa.int64(): "bigint", pa.bool_(): "boolean"}
 STATS_DDL = ", ".join(f"{f.name} {_DDL_TYPES[f.type]}" for f in STATS_SCHEMA)
 
@@ -50,6 +53,7 @@ class WriteTask:
     compression: str
     sort_by: tuple[str, ...] = ()  # clustering: columns each new base file's records are sorted by
     inserts_to_logs: bool = False  # merge-on-read, an index that finds keys in log files: inserts join logs
+    cdc_mode: str | None = None  # CDC logging mode of a data write to a table with CDC enabled
 
 
 def _write_token() -> str:
@@ -107,32 +111,34 @@ def _deleted_flags(table: pa.Table) -> list[bool]:
     return [bool(v) for v in table.column("_hoodie_is_deleted").to_pylist()]
 
 
-def merge(table: pa.Table, task: WriteTask) -> tuple[pa.Table, pa.Table, dict]:
-    """(old rows kept, incoming rows written, counts) for one file group."""
+def merge(table: pa.Table, task: WriteTask) -> tuple[pa.Table, pa.Table, cdc.Changes]:
+    """(old rows, incoming rows, what the merge does with them) for one file group."""
     is_old = pc.equal(table.column(OP), OLD)
     old, new = table.filter(is_old), table.filter(pc.invert(is_old))
     new_index = {k: i for i, k in enumerate(new.column("_hoodie_record_key").to_pylist())}
     ops = new.column(OP).to_pylist()
     soft_deleted = _deleted_flags(new)
-    keep_old, take_new, consumed = [], [], set()
-    updates = deletes = 0
+    updated, deleted, consumed = [], [], set()
     for j, key in enumerate(old.column("_hoodie_record_key").to_pylist()):
         i = new_index.get(key)
         if i is None:
-            keep_old.append(j)
             continue
         consumed.add(i)
         if ops[i] == DELETE or (_incoming_wins(old, j, new, i, task) and soft_deleted[i]):
-            deletes += 1
+            deleted.append(j)
         elif _incoming_wins(old, j, new, i, task):
-            take_new.append(i)
-            updates += 1
-        else:
-            keep_old.append(j)
+            updated.append((j, i))
     inserts = [i for i in range(new.num_rows)
                if i not in consumed and ops[i] != DELETE and not soft_deleted[i]]
-    counts = {"updates": updates, "deletes": deletes, "inserts": len(inserts)}
-    return old.take(pa.array(keep_old, pa.int64())), new.take(pa.array(take_new + inserts, pa.int64())), counts
+    return old, new, cdc.Changes(updated, deleted, inserts)
+
+
+def _merged(old: pa.Table, new: pa.Table, changes: cdc.Changes) -> tuple[pa.Table, pa.Table]:
+    """(old rows kept, incoming rows written)."""
+    gone = set(changes.deleted) | {j for j, _ in changes.updated}
+    keep = [j for j in range(old.num_rows) if j not in gone]
+    take = [i for _, i in changes.updated] + changes.inserted
+    return old.take(pa.array(keep, pa.int64())), new.take(pa.array(take, pa.int64()))
 
 
 def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
@@ -142,19 +148,34 @@ def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
     prev = table.column(BASE)[0].as_py() if BASE in table.column_names else None
     if task.sort_by:
         table = table.sort_by([(c, "ascending") for c in task.sort_by])
-    kept, written, counts = merge(table, task)
-    name = str(BaseFileName(fg, _write_token(), task.instant, "parquet"))
+    old, new, changes = merge(table, task)
+    kept, written = _merged(old, new, changes)
+    token = _write_token()
+    name = str(BaseFileName(fg, token, task.instant, "parquet"))
     rows = _with_meta(kept, written, task, partition, name)
     rel = posixpath.join(partition, name) if partition else name
+    cdc_path, cdc_size = (_write_cdc(storage, base, task, partition, fg, token, old, new, changes)
+                          if prev and task.cdc_mode else (None, None))
     _marker(storage, base, task, partition, name, "MERGE" if prev else "CREATE")
     stats = base_file.write_base_file(posixpath.join(base, rel), rows, task.writer_schema,
                                       filesystem=storage.fs, compression=task.compression)
     return _stats(WriteStat(
         partition=partition, file_id=fg, path=rel, prev_commit=_instant_of(prev) if prev else "null",
-        num_writes=rows.num_rows, num_update_writes=counts["updates"], num_deletes=counts["deletes"],
-        num_inserts=counts["inserts"], file_size=stats.file_size, min_key=stats.min_record_key,
+        num_writes=rows.num_rows, num_update_writes=len(changes.updated), num_deletes=len(changes.deleted),
+        num_inserts=len(changes.inserted), file_size=stats.file_size, min_key=stats.min_record_key,
         max_key=stats.max_record_key, column_stats=metadata.column_stats_json(rows, stats.parquet_metadata),
-        bloom=stats.bloom_filter.serialize() if stats.bloom_filter else None))
+        bloom=stats.bloom_filter.serialize() if stats.bloom_filter else None, cdc_path=cdc_path, cdc_size=cdc_size))
+
+
+def _write_cdc(storage: Storage, base: str, task: WriteTask, partition: str, fg: str, token: str,
+               old: pa.Table, new: pa.Table, changes: cdc.Changes) -> tuple[str, int]:
+    """A rewritten file group's changes, in its CDC log file (pyhudi.write.cdc); (path, size)."""
+    name = str(LogFileName(fg, task.instant, 1, token, cdc.SUFFIX))
+    data = cdc.log_file_bytes(task.cdc_mode, task.instant, task.writer_schema, old, new, changes)
+    rel = posixpath.join(partition, name) if partition else name
+    _marker(storage, base, task, partition, name, "APPEND")
+    storage.write(posixpath.join(base, rel), data)
+    return rel, len(data)
 
 
 def _instant_of(base_name: str) -> str:

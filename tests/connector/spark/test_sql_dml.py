@@ -8,6 +8,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from pyhudi.log import HeaderKey, read_log_file
+from pyhudi.log.avro_content import decode_avro_content, decode_avro_records
 from tests.table_checks import unchanged_after
 
 # services off, so the timeline holds exactly the statements' instants (Hudi's SQL reads SET hoodie.*)
@@ -128,6 +130,24 @@ def test_create_table_as_select_is_one_write(spark, sql):
     assert _rows(spark, "dml_ctas") == {1: (1, "a", 1, "x"), 2: (2, "b", 1, "y")} == _hudi_rs(path)
     assert [i.split(".")[1] for i in _instants(path)] == ["commit"]
     assert (Path(path) / "city=x").is_dir()  # Hudi's SQL tables are hive-style partitioned
+
+
+def test_cdc_table_properties_make_sql_writes_log_changes(spark, sql):
+    """TBLPROPERTIES ('hoodie.table.cdc.enabled' = 'true'), as in Apache Hudi's SQL: the table records it and an
+    UPDATE, which rewrites the file group, writes its change to a CDC log file (docs/cdc.md)."""
+    sql("DROP TABLE IF EXISTS dml_cdc")
+    sql("CREATE TABLE dml_cdc (id INT, name STRING, ts BIGINT) USING `hudi-meta` TBLPROPERTIES (primaryKey = 'id', "
+        "preCombineField = 'ts', 'hoodie.table.cdc.enabled' = 'true', "
+        "'hoodie.table.cdc.supplemental.logging.mode' = 'OP_KEY_ONLY')", table="dml_cdc")
+    sql("INSERT INTO dml_cdc VALUES (1, 'a', 1), (2, 'b', 1)")
+    sql("UPDATE dml_cdc SET name = 'b2' WHERE id = 2")
+    path = _location(spark, "dml_cdc")
+    props = (Path(path) / ".hoodie" / "hoodie.properties").read_text()
+    assert "hoodie.table.cdc.enabled=true" in props and "supplemental.logging.mode=OP_KEY_ONLY" in props
+    cdc, = [f for f in Path(path).iterdir() if f.name.endswith(".cdc")]
+    block, = read_log_file(str(cdc))
+    assert decode_avro_records(decode_avro_content(block.content), block.header[HeaderKey.SCHEMA]) == [{"op": "u", "record_key": "2"}]
+    assert _rows(spark, "dml_cdc", ("id", "name", "ts")) == {1: (1, "a", 1), 2: (2, "b2", 1)}
 
 
 def test_dml_errors_name_the_fix_and_leave_the_table(spark, sql, tmp_path):

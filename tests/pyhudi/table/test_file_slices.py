@@ -36,15 +36,20 @@ def test_slices_of_committed_files():
     assert slices["f1"][0].files()[0] == base("f1", T1)
 
 
-def test_cdc_logs_are_in_no_slice():
-    """Change-data log files are read by CDC queries only: not part of a slice's data (Hudi's and
-    the connector's file-system view leave them out too), and alone they open no slice."""
+def test_cdc_logs_join_their_slice_apart_from_its_data():
+    """Change-data log files are read by CDC queries only: never among a slice's data files (Hudi's and
+    the connector's file-system view leave them out too), but among its files, so cleaning the slice
+    takes them along; alone they open no slice."""
     done = {T1: T1, T2: T2}
     cdc = str(LogFileName("f1", T2, 1, "0-1-0", ".cdc"))
     only_cdc = str(LogFileName("f2", T2, 1, "0-1-0", ".cdc"))
     assert file_id_and_instant(cdc) == ("f1", T2, True)
-    slices = build_slices([base("f1", T1), log("f1", T2), cdc, only_cdc], done.__contains__, done.get)
-    assert slices == {"f1": [FileSlice("f1", T1, base("f1", T1), [log("f1", T2)])]}
+    slices = build_slices([base("f1", T1), base("f1", T2), cdc, log("f1", T2), only_cdc], done.__contains__,
+                          done.get)
+    assert slices == {"f1": [FileSlice("f1", T1, base("f1", T1)),
+                             FileSlice("f1", T2, base("f1", T2), [log("f1", T2)], cdc_logs=[cdc])]}
+    assert slices["f1"][1].data_files() == [base("f1", T2), log("f1", T2)]
+    assert slices["f1"][1].files() == [base("f1", T2), log("f1", T2), cdc]
 
 
 def test_logs_join_the_slice_by_completion_time():

@@ -362,7 +362,8 @@ def test_generated_write_stats(stats, partition):
     assert [im.write_stat(**s) for s in stats] == stats
     meta = im.commit_metadata({partition: stats}, "UPSERT", '{"type":"null"}')
     _round_trip(im.COMMIT, meta)
-    assert im.files_written(meta) == [(partition, s["path"]) for s in stats if s["path"]]
+    assert im.files_written(meta) == [(partition, f) for s in stats if s["path"]
+                                      for f in [s["path"], *(s["cdcStats"] or ())]]
 
 
 @FEW
