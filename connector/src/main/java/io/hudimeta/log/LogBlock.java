@@ -135,6 +135,12 @@ public final class LogBlock {
     return AvroBlockDecoder.rows(this, requested);
   }
 
+  /** CDC data block records (laid out as an Avro data block) converted to Spark rows of {@code requested}. */
+  public List<InternalRow> cdcRows(StructType requested) {
+    requireType(LogBlockType.CDC_DATA);
+    return AvroBlockDecoder.rows(this, requested);
+  }
+
   /** The writer schema from the SCHEMA header; fails if the header has none. */
   public Schema writerSchema() {
     String json = header.get(HeaderKey.SCHEMA);

@@ -34,9 +34,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * An incremental query in Apache Hudi's CDC format ({@code hoodie.datasource.query.incremental.format=cdc}):
  * one row per change of each commit in the range, {@code op} ({@code i}, {@code u}, {@code d}),
  * {@code ts_ms} (the commit's instant time) and the record's {@code before} / {@code after} images as
- * JSON of its data columns (Hudi's meta columns left out). The changes are inferred as Hudi infers them
- * for tables without CDC log blocks: each commit's partitions read as of the commit before it and as of
- * the commit, joined on the record key. Compaction and clustering change no record and yield none.
+ * JSON of its data columns (Hudi's meta columns left out). A commit that logged its changes with both
+ * images is read from its CDC log files ({@link CdcLogReader}); the others' changes are inferred as Hudi
+ * infers them: each commit's partitions read as of the commit before it and as of the commit, joined on
+ * the record key. Compaction and clustering change no record and yield none.
  * The changes are computed on the driver's session and held there, split into partitions of rows.
  */
 final class CdcScan implements Scan, Batch {
@@ -48,7 +49,6 @@ final class CdcScan implements Scan, Batch {
     .add("after", DataTypes.StringType);
   private static final Set<String> NO_CHANGES = Set.of("COMPACT", "CLUSTER", "LOG_COMPACT");
   private static final int ROWS_PER_PARTITION = 10_000;
-  private static final String PARTITION_PATH = "_hoodie_partition_path";
 
   private final TableSnapshot snapshot;
   private final StructType required;
@@ -112,7 +112,8 @@ final class CdcScan implements Scan, Batch {
     for (Instant commit : snapshot.incrementalCommits()) {
       CommitMetadata meta = snapshot.timeline().commitMetadata(commit);
       if (meta != null && !NO_CHANGES.contains(String.valueOf(meta.operationType()).toUpperCase())) {
-        all = all.union(changes(commit, meta));
+        Dataset<Row> logged = CdcLogReader.changes(snapshot, commit, meta);
+        all = all.union(logged != null ? logged : changes(commit, meta));
       }
     }
     return all;
@@ -150,7 +151,7 @@ final class CdcScan implements Scan, Batch {
       .format(HudiMetaSource.SHORT_NAME)
       .options(snapshot.readOptions().snapshotAsOf(instant))
       .load()
-      .where(col(PARTITION_PATH).isin(partitions.toArray()));
+      .where(col(TableSnapshot.PARTITION_PATH).isin(partitions.toArray()));
     List<Column> data = new ArrayList<>();
     for (String c : rows.columns()) {
       if (!TableSnapshot.isMetaField(c)) {

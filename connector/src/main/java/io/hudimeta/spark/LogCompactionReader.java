@@ -25,7 +25,7 @@ final class LogCompactionReader implements PartitionReader<InternalRow> {
   static final String COMPACTED = "_hudi_compacted";
   static final String FILE_ID = "_hudi_file_id";
   private static final List<String> ADDED = List.of(DELETED, COMPACTED, FILE_ID);
-  private static final String PARTITION_PATH = "_hoodie_partition_path";
+  private static final String PARTITION_PATH = TableSnapshot.PARTITION_PATH;
 
   private final Iterator<InternalRow> rows;
   private InternalRow current;

@@ -32,7 +32,7 @@ import org.apache.spark.sql.types.StructType;
  */
 final class PartitionPruner {
 
-  private static final String PARTITION_PATH = "_hoodie_partition_path";
+  private static final String PARTITION_PATH = TableSnapshot.PARTITION_PATH;
 
   private PartitionPruner() {}
 

@@ -45,12 +45,14 @@ final class TableSnapshot {
 
   static final String COMMIT_TIME = "_hoodie_commit_time";
   static final String RECORD_KEY = "_hoodie_record_key";
+  static final String PARTITION_PATH = "_hoodie_partition_path";
+  static final String FILE_NAME = "_hoodie_file_name";
   private static final String[] META_FIELDS = {
     COMMIT_TIME,
     "_hoodie_commit_seqno",
     RECORD_KEY,
-    "_hoodie_partition_path",
-    "_hoodie_file_name",
+    PARTITION_PATH,
+    FILE_NAME,
   };
 
   /** Is {@code name} one of Hudi's meta columns (not data a writer gives)? */
@@ -118,6 +120,10 @@ final class TableSnapshot {
 
   StructType schema() {
     return schema;
+  }
+
+  FileSystem fileSystem() {
+    return fs;
   }
 
   TableConfig config() {

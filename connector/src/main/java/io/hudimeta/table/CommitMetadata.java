@@ -21,6 +21,7 @@ public final class CommitMetadata {
    *                 in non-partitioned tables)
    * @param baseFile for log appends: the base file of the slice in layout 1, often {@code ""} in layout 2
    * @param logFiles for log appends: the slice's log files known to the writer
+   * @param cdcStats the CDC log files written beside a rewritten base file (path as {@code path}) and their sizes
    */
   public record WriteStat(
     String partitionPath,
@@ -33,7 +34,8 @@ public final class CommitMetadata {
     long numUpdateWrites,
     long fileSizeInBytes,
     String baseFile,
-    List<String> logFiles
+    List<String> logFiles,
+    Map<String, Long> cdcStats
   ) {
     /** Last segment of {@code path}, or null when the stat names no file (placeholder stats of inflight files). */
     public String fileName() {
@@ -107,12 +109,21 @@ public final class CommitMetadata {
       s.path("numUpdateWrites").asLong(0),
       s.path("fileSizeInBytes").asLong(0),
       text(s.get("baseFile")),
-      strings(s.get("logFiles"))
+      strings(s.get("logFiles")),
+      sizes(s.get("cdcStats"))
     );
   }
 
   static String text(JsonNode node) {
     return node == null || node.isNull() || node.isMissingNode() ? null : node.asText();
+  }
+
+  private static Map<String, Long> sizes(JsonNode node) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    if (node != null) {
+      node.properties().forEach(e -> out.put(e.getKey(), e.getValue().asLong()));
+    }
+    return Collections.unmodifiableMap(out);
   }
 
   static List<String> strings(JsonNode node) {
