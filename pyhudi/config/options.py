@@ -146,7 +146,7 @@ TIMESTAMP_OPTIONS = (TS_TYPE, TS_OUTPUT_FORMAT, TS_INPUT_FORMAT, TS_TIMEZONE)
 PARTITIONS_TO_DELETE = _define(W + "partitions.to.delete", (), fields, "Partition paths delete_partition drops.")
 COMMIT_METADATA_PREFIX = _define(W + "commitmeta.key.prefix", "_", text,
                                  "Write options whose keys start with this prefix go into the commit's extraMetadata "
-                                 "(the streaming sink's checkpoint travels so).")
+                                 "(the streaming sink's checkpoint goes there whatever the prefix).")
 
 # ---- change data capture ---------------------------------------------------------------------
 

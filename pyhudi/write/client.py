@@ -37,6 +37,7 @@ from pyhudi.write import bucket_index, cdc, concurrency, executor, keygen, place
 from pyhudi.write.config import WriteConfig, WriteOptionError
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
+from pyhudi.write.streaming import SINK_CHECKPOINT_KEY
 
 log = logging.getLogger(__name__)
 
@@ -253,8 +254,7 @@ class Writer:
                                  "every record needs a key")
 
     def _schema_for(self, df: DataFrame | None) -> dict:
-        """The table's Avro create schema after this write: the input's columns, checked against
-        (and evolving) the table's current schema."""
+        """The table's Avro schema after this write: the input's columns, checked against (evolving) its current one."""
         current = None if self.props is None else current_schema(self.storage, self.base, self.props)
         if df is None:
             return current
@@ -494,7 +494,7 @@ class Writer:
     def _commit_metadata(self, stats: list[WriteStat], replaced: dict[str, list[str]], schema: str) -> dict:
         per_partition, op = by_partition(stats), OPERATION_TYPES[self.cfg.operation]
         prefix = o.COMMIT_METADATA_PREFIX.get(self.options)
-        extra = {k: v for k, v in self.options.items() if prefix and k.startswith(prefix)}
+        extra = {k: v for k, v in self.options.items() if (prefix and k.startswith(prefix)) or k == SINK_CHECKPOINT_KEY}
         if self.cfg.operation in REPLACE_OPS:
             return im.replace_commit_metadata(per_partition, op, schema, replaced, extra)
         return im.commit_metadata(per_partition, op, schema, extra)

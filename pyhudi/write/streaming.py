@@ -12,7 +12,6 @@ import json
 import logging
 import posixpath
 
-from pyhudi.config import options as o
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
@@ -33,10 +32,8 @@ def write_batch(spark, df, path: str, options: dict[str, str], batch_id: int, wr
         log.warning("skipping micro-batch %d of %s: the table at %s holds batches up to %d", batch_id, writer,
                     path, last)
         return False
+    # the write client records the checkpoint whatever hoodie.datasource.write.commitmeta.key.prefix says
     opts = {**options, SINK_CHECKPOINT_KEY: json.dumps({str(batch_id): writer}, separators=(",", ":"))}
-    prefix = o.COMMIT_METADATA_PREFIX.get(opts)
-    if not prefix or not SINK_CHECKPOINT_KEY.startswith(prefix):
-        opts[o.COMMIT_METADATA_PREFIX.key] = "_"  # the checkpoint must reach the commit metadata
     write_dataframe(spark, df, path, opts, "append")
     return True
 

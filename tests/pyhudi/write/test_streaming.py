@@ -50,6 +50,17 @@ def test_options_with_the_commit_metadata_prefix_go_into_extra_metadata(spark, t
     assert extra.get("_y") == ("1" if prefix == "_" else None)
 
 
+def test_the_checkpoint_is_recorded_whatever_the_prefix(spark, tmp_path):
+    """A user's own commit-metadata prefix stays as given; the sink's checkpoint is recorded besides."""
+    path = str(tmp_path / "t")
+    df = spark.createDataFrame([(1, 1, "a")], "id long, ts long, v string")
+    opts = {**OPTIONS, "hoodie.datasource.write.commitmeta.key.prefix": "x_", "x_source": "kafka", "_y": "1"}
+    assert streaming.write_batch(spark, df, path, opts, 7, "app-q")
+    extra = _commits(path)[0]
+    assert (extra.get("x_source"), extra.get("_y")) == ("kafka", None)
+    assert json.loads(extra[streaming.SINK_CHECKPOINT_KEY]) == {"7": "app-q"} and streaming.last_batch(path) == 7
+
+
 def test_write_stream_writes_each_micro_batch_once(spark, tmp_path):
     source, path = tmp_path / "src", str(tmp_path / "t")
     source.mkdir()

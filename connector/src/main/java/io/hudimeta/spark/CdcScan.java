@@ -11,7 +11,9 @@ import io.hudimeta.table.Instant;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -52,6 +54,8 @@ final class CdcScan implements Scan, Batch {
 
   private final TableSnapshot snapshot;
   private final StructType required;
+  /** The table's completed commits by requested time, built on the first look-up. */
+  private TreeMap<String, Instant> completedByTime;
 
   CdcScan(TableSnapshot snapshot, StructType required) {
     this.snapshot = snapshot;
@@ -167,13 +171,15 @@ final class CdcScan implements Scan, Batch {
 
   /** The completed commit before {@code commit} (by requested time), or null for the first. */
   private Instant previousCommit(Instant commit) {
-    Instant previous = null;
-    for (Instant i : snapshot.timeline().completedCommits()) {
-      if (i.requestedTime().compareTo(commit.requestedTime()) < 0) {
-        previous = i;
-      }
+    if (completedByTime == null) {
+      completedByTime = new TreeMap<>();
+      snapshot
+        .timeline()
+        .completedCommits()
+        .forEach(i -> completedByTime.put(i.requestedTime(), i));
     }
-    return previous;
+    Map.Entry<String, Instant> previous = completedByTime.lowerEntry(commit.requestedTime());
+    return previous == null ? null : previous.getValue();
   }
 
   @Override
