@@ -10,6 +10,10 @@ from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, SQL_DELETE, UPDATE
 
 BROADCAST_TAGGING_MAX_RECORDS = 1_000_000  # batches up to this size are broadcast to the key scan
+# and the keys they find (at most one per incoming record) back to the batch, up to this size: the batch then
+# keeps the write's partitioning, where a shuffle join would cut it into spark.sql.shuffle.partitions tasks
+# that every later pass over the cached result runs
+BROADCAST_FOUND_MAX_RECORDS = 200_000
 
 
 def file_id_of(file_name: Column) -> Column:
@@ -50,6 +54,8 @@ def tag(incoming: DataFrame, existing: DataFrame | None, cfg: WriteConfig, recor
         if not global_index:
             hit = hit & (F.col("_hudi_p") == F.col("_hudi_bp"))
         existing = existing.join(F.broadcast(batch), hit, "left_semi")
+        if records <= BROADCAST_FOUND_MAX_RECORDS:
+            existing = F.broadcast(existing)
     cond = F.col("_hoodie_record_key") == F.col("_hudi_k")
     if not global_index:
         cond = cond & (F.col("_hoodie_partition_path") == F.col("_hudi_p"))
