@@ -64,7 +64,7 @@ final class CdcLogReader {
       .format(HudiMetaSource.SHORT_NAME)
       .options(snapshot.readOptions().snapshotAsOf(time))
       .load();
-    StructType data = dataType(after.schema());
+    StructType data = TablePartitions.dataSchema(after.schema());
     Dataset<Row> inserts = after
       .where(col(TableSnapshot.PARTITION_PATH).isin(partitions.toArray()))
       .where(substring_index(col(TableSnapshot.FILE_NAME), "_", 1).isin(created.toArray()))
@@ -72,7 +72,7 @@ final class CdcLogReader {
         lit("i").as("op"),
         lit(time).as("ts_ms"),
         lit(null).cast(DataTypes.StringType).as("before"),
-        to_json(struct(columns(data))).as("after")
+        image(after.schema()).as("after")
       );
     return inserts.union(logged(snapshot, logs, data));
   }
@@ -126,22 +126,13 @@ final class CdcLogReader {
     }
   }
 
-  /** The data columns of a snapshot's schema (Hudi's meta columns left out), as CDC images hold them. */
-  private static StructType dataType(StructType schema) {
-    StructType out = new StructType();
-    for (StructField f : schema.fields()) {
-      if (!TableSnapshot.isMetaField(f.name())) {
-        out = out.add(f);
-      }
+  /** A snapshot row's CDC image: JSON of its data columns (Hudi's meta columns left out), one form for logged and inferred changes. */
+  static Column image(StructType snapshotSchema) {
+    StructField[] data = TablePartitions.dataSchema(snapshotSchema).fields();
+    Column[] columns = new Column[data.length];
+    for (int i = 0; i < data.length; i++) {
+      columns[i] = col(data[i].name());
     }
-    return out;
-  }
-
-  private static Column[] columns(StructType data) {
-    Column[] out = new Column[data.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = col(data.fields()[i].name());
-    }
-    return out;
+    return to_json(struct(columns));
   }
 }

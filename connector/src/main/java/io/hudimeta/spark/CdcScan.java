@@ -2,8 +2,6 @@ package io.hudimeta.spark;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.struct;
-import static org.apache.spark.sql.functions.to_json;
 import static org.apache.spark.sql.functions.when;
 
 import io.hudimeta.table.CommitMetadata;
@@ -156,16 +154,10 @@ final class CdcScan implements Scan, Batch {
       .options(snapshot.readOptions().snapshotAsOf(instant))
       .load()
       .where(col(TableSnapshot.PARTITION_PATH).isin(partitions.toArray()));
-    List<Column> data = new ArrayList<>();
-    for (String c : rows.columns()) {
-      if (!TableSnapshot.isMetaField(c)) {
-        data.add(col(c));
-      }
-    }
     return rows.select(
       col(TableSnapshot.RECORD_KEY),
       col(TableSnapshot.COMMIT_TIME),
-      to_json(struct(data.toArray(new Column[0])))
+      CdcLogReader.image(rows.schema())
     );
   }
 
