@@ -123,6 +123,11 @@ def bulk_load(ctx: RunContext) -> list[Case]:
                 f"hudi_{tt.lower()}" if op == "bulk_insert" else None, lambda p: hudi.row_count(p, ctx.spark),
                 hudi.SETTINGS))
 
+    cases.append(directory_case(
+        "pyhudi", "pyhudi bulk_insert COW simple index", "hudi-bulk-simple",
+        lambda p: hudi.write(ctx.spark, p, ctx.source("base"), "bulk_insert", "COW", hudi.SIMPLE_INDEX),
+        None, lambda p: hudi.row_count(p, ctx.spark), hudi.SIMPLE_SETTINGS))
+
     def delta_load(p):
         from bench.systems import delta
         delta.load(p, ctx.source("base"))

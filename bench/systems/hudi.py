@@ -42,11 +42,18 @@ SETTINGS = (f"bucket index (hoodie.index.type=BUCKET, hoodie.bucket.index.num.bu
 
 # ---- pyhudi -------------------------------------------------------------------------------------
 
-def write(spark, path: str, source_dir: str, operation: str, table_type: str = "COW") -> str:
+# a bulk load as Apache Hudi's quick start does it: the default (SIMPLE) index, so each input task writes its
+# own files (hoodie.bulkinsert.sort.mode=NONE, the default); the bucket index sends each bucket to one task
+SIMPLE_INDEX = {"hoodie.index.type": "SIMPLE"}
+SIMPLE_SETTINGS = "hoodie.index.type=SIMPLE, hoodie.bulkinsert.sort.mode=NONE (the defaults), otherwise as above"
+
+
+def write(spark, path: str, source_dir: str, operation: str, table_type: str = "COW",
+          extra: dict[str, str] | None = None) -> str:
     """One pyhudi write of the staged Parquet `source_dir` (read by Spark) to the table at `path`."""
     from pyhudi.write.hudi_table import HudiTable
 
-    options = {**OPTIONS, "hoodie.datasource.write.table.type": TABLE_TYPES[table_type]}
+    options = {**OPTIONS, "hoodie.datasource.write.table.type": TABLE_TYPES[table_type], **(extra or {})}
     df = spark.read.parquet(source_dir)
     return getattr(HudiTable(spark, path, options), operation)(df)
 

@@ -79,6 +79,9 @@ KEYGEN_CLASSES = {
 }
 KEYGEN_TYPES = same(*KEYGEN_CLASSES)
 LOG_BLOCK_FORMATS = same("avro", "parquet")
+# org.apache.hudi.execution.bulkinsert.BulkInsertSortMode
+BULK_INSERT_SORT_MODES = same("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION",
+                              "PARTITION_PATH_REPARTITION_AND_SORT")
 # Parquet codec names as Hudi takes them -> as pyarrow writes them
 CODECS = {"zstd": "zstd", "gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "brotli": "brotli",
           "uncompressed": "none", "none": "none"}
@@ -258,7 +261,16 @@ VIEW_OPTIONS = (METADATA_ENABLE, VIEW_TYPE, VIEW_SPILLABLE_MEM, VIEW_SPILLABLE_D
 
 # ---- parallelism -----------------------------------------------------------------------------
 
-BULK_INSERT_PARALLELISM = _define("hoodie.bulkinsert.shuffle.parallelism", 0, TASKS, "Tasks writing a bulk_insert.")
+BULK_INSERT_PARALLELISM = _define("hoodie.bulkinsert.shuffle.parallelism", 0, TASKS,
+                                  "Tasks writing a bulk_insert (0: as many as the input has; NONE and "
+                                  "PARTITION_SORT only ever lower it, without a shuffle).")
+BULK_INSERT_SORT_MODE = _define("hoodie.bulkinsert.sort.mode", "NONE", choice(BULK_INSERT_SORT_MODES),
+                                "How bulk_insert arranges the input before each task writes its own files: "
+                                "NONE (as it comes, no shuffle), PARTITION_SORT (sorted by partition path and "
+                                "record key within each task), GLOBAL_SORT (sorted across tasks), "
+                                "PARTITION_PATH_REPARTITION (one task per partition path), "
+                                "PARTITION_PATH_REPARTITION_AND_SORT (that, sorted by partition path). "
+                                "Bucket-index tables write each bucket's file group whatever the mode.")
 INSERT_PARALLELISM = _define("hoodie.insert.shuffle.parallelism", 0, TASKS, "Tasks writing an insert.")
 UPSERT_PARALLELISM = _define("hoodie.upsert.shuffle.parallelism", 0, TASKS, "Tasks writing an upsert.")
 DELETE_PARALLELISM = _define("hoodie.delete.shuffle.parallelism", 0, TASKS, "Tasks writing a delete.")

@@ -1,7 +1,7 @@
 """The py4j seam for writes: ``df.write.format("hudi-meta")`` calls back into this Python process.
 
 The connector's write path (Java) does not write; it hands the DataFrame to the callback registered
-here, which passes it on to :func:`pyhudi.write.client.write_dataframe`. The callback lives in the
+here, which passes it on to :func:`pyhudi.write.hudi_table.write_dataframe`. The callback lives in the
 driver's Python process and is reached over pyspark's own py4j gateway, as ``foreachBatch`` is.
 """
 from __future__ import annotations
@@ -18,11 +18,11 @@ class WriteCallback:
     def write(self, jdf, path, options, mode):
         from pyspark.sql.dataframe import DataFrame
 
-        from pyhudi.write import client as write_client
+        from pyhudi.write import hudi_table as write_api
 
         spark = _session_for(jdf)
         # write_dataframe is looked up on every call, so a replaced client (tests) is the one used
-        write_client.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
+        write_api.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
 
     def writeBatch(self, jdf, path, options, batch_id, writer):  # noqa: N802 (the Java interface's name)
         from pyspark.sql.dataframe import DataFrame

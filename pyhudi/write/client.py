@@ -7,7 +7,6 @@ file), commit the metadata table, then publish the completed instant atomically.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import posixpath
 from dataclasses import dataclass, replace
@@ -33,15 +32,25 @@ from pyhudi.table.pending_plans import held_file_groups
 from pyhudi.table.rollback import rollback
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
-from pyhudi.write import bucket_index, cdc, concurrency, executor, keygen, placement, record_index, simple_index, view
-from pyhudi.write.config import WriteConfig, WriteOptionError
+from pyhudi.write import (
+    bucket_index,
+    bulk_insert,
+    cdc,
+    concurrency,
+    executor,
+    keygen,
+    placement,
+    record_index,
+    simple_index,
+    view,
+)
+from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
 from pyhudi.write.streaming import SINK_CHECKPOINT_KEY
 
 log = logging.getLogger(__name__)
 
-SAVE_MODES = ("append", "overwrite", "errorifexists", "ignore")
 REPLACE_OPS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
 OPERATION_TYPES = {op: op.upper() for op in ("upsert", "insert", "bulk_insert", "delete") + REPLACE_OPS}
 
@@ -62,28 +71,6 @@ class _Plan:
     incoming: DataFrame | None = None  # the keyed batch (none for delete_partition)
     partitions: list[str] | None = None  # the batch's (delete_partition: its targets); None: not looked at
     records: int = 0
-
-
-def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) -> None:
-    """Write `df` to the table at `path` with Hudi options, under a Spark SaveMode name
-    ("append", "overwrite", "errorifexists", "ignore"), with Apache Hudi's meaning of each."""
-    mode = mode.lower()
-    if mode not in SAVE_MODES:
-        raise WriteOptionError(f"save mode {mode!r} is not valid; valid values: {', '.join(SAVE_MODES)}")
-    options = {k: v for k, v in options.items() if k != "path"}
-    by = options.pop("__partition_columns", None)  # df.write.partitionBy(...), as Spark passes it
-    if by and json.loads(by):
-        options.setdefault(o.PARTITION_FIELDS.key, ",".join(json.loads(by)))
-    storage, base = Storage.for_uri(path)
-    exists = storage.exists(posixpath.join(base, ".hoodie", properties.PROPS_FILE))
-    if exists and mode == "errorifexists":
-        raise HudiWriteError(f"table already exists at {path}; use mode('append') to add to it or "
-                             "mode('overwrite') to replace its contents")
-    if exists and mode == "ignore":
-        return
-    if mode == "overwrite":
-        options[o.OPERATION.key] = "insert_overwrite_table"
-    Writer(spark, path, options).write(df)
 
 
 def write_groups(work: DataFrame, task: WriteTask, tasks: int) -> list[WriteStat]:
@@ -287,6 +274,9 @@ class Writer:
             yield replace(self._view(targets), partitions=targets)
             return
         incoming, plan = self._incoming(df), None
+        if self.cfg.unshuffled_bulk_insert:  # new file groups only: no view, no counts, no cached batch
+            yield _Plan([], {}, incoming=incoming)
+            return
         if cfg.index_type == "BUCKET" and cfg.operation not in REPLACE_OPS:
             # the batch's partitions cost a pass over it: asked only of a cached batch, else all partitions
             plan = self._view(self._batch_partitions(df) if df.is_cached else None)
@@ -389,6 +379,12 @@ class Writer:
         if cfg.operation == "delete_partition":
             self._note_key_changes(None, replaced)
             return [], replaced
+        if self.cfg.unshuffled_bulk_insert:
+            stats = bulk_insert.write(plan.incoming, self._task(instant, writer_schema), cfg.bulk_insert_sort_mode,
+                                      cfg.shuffle_parallelism, cfg.max_file_size)
+            if self.cfg.maintains_record_index:
+                self._key_changes = record_index.written_keys(self.spark, self.path, stats)
+            return stats, replaced
         if cfg.index_type == "BUCKET":
             existing = {k: fid for k, fid in plan.buckets.items() if k[0] not in replaced}  # replaced: new buckets
             located = bucket_index.locate(self.spark, plan.incoming, existing, cfg.operation, instant,
@@ -409,7 +405,7 @@ class Writer:
                           upserts_known: bool = True) -> None:
         """Keeps what this write changes in the record index (keys placed, keys gone, the keys of replaced
         file groups), computed now while the tagged batch is cached, for the metadata-table commit."""
-        if not (self.cfg.metadata_enabled and RECORD_INDEX in self.cfg.metadata_partitions):
+        if not self.cfg.maintains_record_index:
             return
         self._key_changes = record_index.key_changes(self.spark, self.path, tagged, replaced, upserts_known)
         if self._key_changes is not None and not self._cached:  # nothing cached to compute them from
@@ -465,13 +461,13 @@ class Writer:
     def _run_write(self, tagged: DataFrame, instant: str, writer_schema: str, slices: list[FileSlice]
                    ) -> list[WriteStat]:
         """Every file group's files written by one executor call each; their write stats."""
+        return write_groups(self._with_old_rows(tagged, slices), self._task(instant, writer_schema), self._tasks())
+
+    def _task(self, instant: str, writer_schema: str) -> WriteTask:
         cfg = self.cfg
-        work = self._with_old_rows(tagged, slices)
-        task = WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
-                         self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING",
-                         cfg.log_block_format, cfg.compression, inserts_to_logs=self._inserts_to_logs(),
-                         cdc_mode=cfg.cdc_mode)
-        return write_groups(work, task, self._tasks())
+        return WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
+                         self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING", cfg.log_block_format,
+                         cfg.compression, inserts_to_logs=self._inserts_to_logs(), cdc_mode=cfg.cdc_mode)
 
     def _tasks(self) -> int:
         """Tasks of the write's shuffles. Explicit: adaptive execution would put a small batch on one core."""

@@ -49,12 +49,23 @@ class WriteConfig:
     metadata_partitions: tuple[str, ...] = (FILES, COLUMN_STATS, PARTITION_STATS)
     metadata_compact_after: int = o.METADATA_COMPACT_AFTER.default
     shuffle_parallelism: int = 0  # tasks writing files; 0: twice Spark's default parallelism
+    bulk_insert_sort_mode: str = o.BULK_INSERT_SORT_MODE.default
     bucket_count: int = o.BUCKET_COUNT.default  # file groups per partition under the bucket index
     bucket_hash_fields: list[str] = field(default_factory=list)  # record key fields hashed to a bucket
     record_index_sizing: Sizing = Sizing()
     update_partition_path: bool = False  # RECORD_INDEX: a record whose partition changed moves there
     index_async: bool = False  # index partitions are built by the indexing action, not by a write
     cdc_mode: str | None = None  # the CDC supplemental logging mode of a table with CDC enabled
+
+    @property
+    def unshuffled_bulk_insert(self) -> bool:
+        """A bulk_insert each input task writes itself (pyhudi.write.bulk_insert); a bucket table's records go
+        to their buckets' file groups instead."""
+        return self.operation == "bulk_insert" and self.index_type != "BUCKET"
+
+    @property
+    def maintains_record_index(self) -> bool:
+        return self.metadata_enabled and RECORD_INDEX in self.metadata_partitions
 
     @property
     def complex_key(self) -> bool:
@@ -116,6 +127,7 @@ class WriteConfig:
             metadata_enabled=o.METADATA_ENABLE.get(merged), metadata_partitions=_metadata_partitions(merged),
             metadata_compact_after=o.METADATA_COMPACT_AFTER.get(merged),
             shuffle_parallelism=tasks.get(merged) if tasks else 0,
+            bulk_insert_sort_mode=o.BULK_INSERT_SORT_MODE.get(merged),
             bucket_count=o.BUCKET_COUNT.get(merged), bucket_hash_fields=_hash_fields(merged, keys),
             record_index_sizing=Sizing(o.RECORD_INDEX_MIN_FILE_GROUPS.get(merged),
                                        o.RECORD_INDEX_MAX_FILE_GROUPS.get(merged),

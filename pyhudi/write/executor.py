@@ -56,7 +56,7 @@ class WriteTask:
     cdc_mode: str | None = None  # CDC logging mode of a data write to a table with CDC enabled
 
 
-def _write_token() -> str:
+def task_write_token() -> str:
     from pyspark import TaskContext
 
     ctx = TaskContext.get()
@@ -69,7 +69,7 @@ def _storage(task: WriteTask) -> tuple[Storage, str]:
     return Storage.for_uri(task.base_uri)
 
 
-def _marker(storage: Storage, base: str, task: WriteTask, partition: str, name: str, kind: str) -> None:
+def marker(storage: Storage, base: str, task: WriteTask, partition: str, name: str, kind: str) -> None:
     """The marker comes first: a crash after it leaves a file the rollback knows to delete."""
     path = posixpath.join(base, ".hoodie", ".temp", task.instant, partition, f"{name}.marker.{kind}")
     storage.write(path, b"")
@@ -150,16 +150,16 @@ def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
         table = table.sort_by([(c, "ascending") for c in task.sort_by])
     old, new, changes = merge(table, task)
     kept, written = _merged(old, new, changes)
-    token = _write_token()
+    token = task_write_token()
     name = str(BaseFileName(fg, token, task.instant, "parquet"))
     rows = _with_meta(kept, written, task, partition, name)
     rel = posixpath.join(partition, name) if partition else name
     cdc_path, cdc_size = (_write_cdc(storage, base, task, partition, fg, token, old, new, changes)
                           if prev and task.cdc_mode else (None, None))
-    _marker(storage, base, task, partition, name, "MERGE" if prev else "CREATE")
+    marker(storage, base, task, partition, name, "MERGE" if prev else "CREATE")
     stats = base_file.write_base_file(posixpath.join(base, rel), rows, task.writer_schema,
                                       filesystem=storage.fs, compression=task.compression)
-    return _stats(WriteStat(
+    return stats_table(WriteStat(
         partition=partition, file_id=fg, path=rel, prev_commit=_instant_of(prev) if prev else "null",
         num_writes=rows.num_rows, num_update_writes=len(changes.updated), num_deletes=len(changes.deleted),
         num_inserts=len(changes.inserted), file_size=stats.file_size, min_key=stats.min_record_key,
@@ -173,7 +173,7 @@ def _write_cdc(storage: Storage, base: str, task: WriteTask, partition: str, fg:
     name = str(LogFileName(fg, task.instant, 1, token, cdc.SUFFIX))
     data = cdc.log_file_bytes(task.cdc_mode, task.instant, task.writer_schema, old, new, changes)
     rel = posixpath.join(partition, name) if partition else name
-    _marker(storage, base, task, partition, name, "APPEND")
+    marker(storage, base, task, partition, name, "APPEND")
     storage.write(posixpath.join(base, rel), data)
     return rel, len(data)
 
@@ -217,7 +217,7 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     partition = table.column("_hoodie_partition_path")[0].as_py()
     is_delete = pc.equal(table.column(OP), DELETE)
     upserts, deletes = table.filter(pc.invert(is_delete)), table.filter(is_delete)
-    token = _write_token()
+    token = task_write_token()
     name = str(LogFileName(fg, task.instant, 1, token))
     attempt = token.rsplit("-", 1)[1]
     # a log compaction's blocks name the instants whose blocks they replace (Hudi's LogCompactionExecutionHelper)
@@ -240,13 +240,13 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
                                       extra_header=header))
     data = lf.encode_blocks(blocks)
     rel = posixpath.join(partition, name) if partition else name
-    _marker(storage, base, task, partition, name, "APPEND")
+    marker(storage, base, task, partition, name, "APPEND")
     storage.write(posixpath.join(base, rel), data)
     keys = table.column("_hoodie_record_key")
     lo, hi = base_file.java_min_max(keys)
     col_stats = metadata.column_stats_json(_log_rows(upserts, task, partition, fg, preserve=compacted is not None)
                                            ) if upserts.num_rows else None
-    return _stats(WriteStat(
+    return stats_table(WriteStat(
         partition=partition, file_id=fg, path=rel, prev_commit=task.instant, num_writes=upserts.num_rows,
         num_update_writes=upserts.num_rows, num_deletes=deletes.num_rows, file_size=len(data), min_key=lo,
         max_key=hi, is_log=True, base_file=table.column(BASE)[0].as_py() or "", column_stats=col_stats,
@@ -283,5 +283,5 @@ def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str, prese
     return out
 
 
-def _stats(stat: WriteStat) -> pa.Table:
+def stats_table(stat: WriteStat) -> pa.Table:
     return pa.Table.from_pylist([{f.name: getattr(stat, f.name) for f in STATS_SCHEMA}], schema=STATS_SCHEMA)

@@ -78,14 +78,21 @@ def placed(rows: DataFrame) -> DataFrame:
                        F.col(FG).alias(LOC), F.lit(False).alias(DELETED))
 
 
-def moved_to(spark: SparkSession, table, stats, mdt: MetadataWriter):
-    """The log writer of a service that rewrote records into new base files (clustering): every key of
-    those files now lives there, read back from the files themselves."""
-    paths = [posixpath.join(table.uri, s.path) for s in stats if s.path and not s.is_log]
+def written_keys(spark: SparkSession, table_uri: str, stats) -> DataFrame | None:
+    """Every key of the new base files of `stats` placed where it now lives, read back from the files
+    themselves (a write that learns file groups as it writes them: clustering, bulk_insert)."""
+    paths = [posixpath.join(table_uri, s.path) for s in stats if s.path and not s.is_log]
     if not paths:
         return None
-    rows = spark.read.parquet(*paths).withColumn(FG, file_id_of(F.col("_hoodie_file_name")))
-    return log_writer(spark, table.uri, placed(rows), mdt.compression)
+    rows = (spark.read.parquet(*paths).select("_hoodie_record_key", "_hoodie_partition_path", "_hoodie_file_name")
+            .withColumn(FG, file_id_of(F.col("_hoodie_file_name"))))
+    return placed(rows)
+
+
+def moved_to(spark: SparkSession, table, stats, mdt: MetadataWriter):
+    """The log writer of a service that rewrote records into new base files (clustering)."""
+    keys = written_keys(spark, table.uri, stats)
+    return None if keys is None else log_writer(spark, table.uri, keys, mdt.compression)
 
 
 def log_writer(spark: SparkSession, table_uri: str, changed: DataFrame, compression: str):

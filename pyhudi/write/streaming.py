@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 def write_batch(spark, df, path: str, options: dict[str, str], batch_id: int, writer: str) -> bool:
     """Writes micro-batch `batch_id` of streaming query `writer` (application and query id) unless the table
     holds it already; whether it wrote."""
-    from pyhudi.write.client import write_dataframe  # the client imports services that import this package
+    from pyhudi.write.hudi_table import write_dataframe  # the client imports services that import this package
 
     last = last_batch(path)
     if last is not None and last >= batch_id:

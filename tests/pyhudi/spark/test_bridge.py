@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import pyhudi
-import pyhudi.write.client
+import pyhudi.write.hudi_table
 from pyhudi.spark import bridge
 
 FIXTURE = "sample_table_cow__v8_nonpartitioned"
@@ -30,7 +30,7 @@ def calls(monkeypatch):
         Path(path).mkdir(parents=True, exist_ok=True)
         (Path(path) / f"_written_{mode}").touch()
 
-    monkeypatch.setattr(pyhudi.write.client, "write_dataframe", fake_write_dataframe)
+    monkeypatch.setattr(pyhudi.write.hudi_table, "write_dataframe", fake_write_dataframe)
     return received
 
 
@@ -108,7 +108,7 @@ def test_write_client_errors_surface_to_the_caller(df, monkeypatch, tmp_path):
     def failing_write_dataframe(spark, df, path, options, mode):
         raise ValueError("bad record key in row 42")
 
-    monkeypatch.setattr(pyhudi.write.client, "write_dataframe", failing_write_dataframe)
+    monkeypatch.setattr(pyhudi.write.hudi_table, "write_dataframe", failing_write_dataframe)
     with pytest.raises(Exception, match="ValueError: bad record key in row 42"):
         df.write.format("hudi-meta").mode("append").save(str(tmp_path / "t"))
 
