@@ -45,7 +45,7 @@ from pyhudi.write import (
     view,
 )
 from pyhudi.write.config import WriteConfig
-from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE, WriteTask
+from pyhudi.write.executor import DELETE, FG, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
 from pyhudi.write.streaming import SINK_CHECKPOINT_KEY
 
@@ -461,25 +461,21 @@ class Writer:
     def _run_write(self, tagged: DataFrame, instant: str, writer_schema: str, slices: list[FileSlice]
                    ) -> list[WriteStat]:
         """Every file group's files written by one executor call each; their write stats."""
-        return write_groups(self._with_old_rows(tagged, slices), self._task(instant, writer_schema), self._tasks())
+        # copy-on-write rewrites every group it touches, merge-on-read the small base-only groups taking inserts
+        # (unless inserts go to log files): the executors merge the base files themselves
+        return write_groups(placement.with_base_files(self.spark, tagged, slices), self._task(instant, writer_schema),
+                            self._tasks())
 
     def _task(self, instant: str, writer_schema: str) -> WriteTask:
         cfg = self.cfg
         return WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                          self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING", cfg.log_block_format,
-                         cfg.compression, inserts_to_logs=self._inserts_to_logs(), cdc_mode=cfg.cdc_mode)
+                         cfg.compression, inserts_to_logs=self._inserts_to_logs(), cdc_mode=cfg.cdc_mode,
+                         merge_base_file=True)
 
     def _tasks(self) -> int:
         """Tasks of the write's shuffles. Explicit: adaptive execution would put a small batch on one core."""
         return self.cfg.shuffle_parallelism or 2 * self.spark.sparkContext.defaultParallelism
-
-    def _with_old_rows(self, tagged: DataFrame, slices: list[FileSlice]) -> DataFrame:
-        """Copy-on-write rewrites every group it touches; merge-on-read only the small files taking inserts -
-        none when inserts go to log files."""
-        rewritten = None
-        if self.props is not None and self._has_commits() and not self._inserts_to_logs():
-            rewritten = F.lit(True) if self.cfg.table_type == "COPY_ON_WRITE" else F.col(OP) == INSERT
-        return placement.with_old_rows(self.spark, self.path, tagged, slices, rewritten)
 
     def _write_partition_metadata(self, instant: str, partitions: set[str]) -> None:
         for p in partitions:

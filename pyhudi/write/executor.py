@@ -5,8 +5,10 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from pyhudi import log as lf
 from pyhudi import metadata
@@ -54,6 +56,9 @@ class WriteTask:
     sort_by: tuple[str, ...] = ()  # clustering: columns each new base file's records are sorted by
     inserts_to_logs: bool = False  # merge-on-read, an index that finds keys in log files: inserts join logs
     cdc_mode: str | None = None  # CDC logging mode of a data write to a table with CDC enabled
+    # a data write: a group rewritten into a new base file merges the rows of its current base file, read here
+    # (its slice has no log files); services hand every row over themselves (OP = O)
+    merge_base_file: bool = False
 
 
 def task_write_token() -> str:
@@ -111,10 +116,51 @@ def _deleted_flags(table: pa.Table) -> list[bool]:
     return [bool(v) for v in table.column("_hoodie_is_deleted").to_pylist()]
 
 
-def merge(table: pa.Table, task: WriteTask) -> tuple[pa.Table, pa.Table, cdc.Changes]:
-    """(old rows, incoming rows, what the merge does with them) for one file group."""
+def _old_and_new(table: pa.Table, task: WriteTask, storage: Storage, base: str, partition: str,
+                 prev: str | None) -> tuple[pa.Table, pa.Table]:
+    """(the group's current rows, incoming rows)."""
+    if task.merge_base_file and prev:
+        path = posixpath.join(base, partition, prev) if partition else posixpath.join(base, prev)
+        return pq.read_table(path, filesystem=storage.fs), table
     is_old = pc.equal(table.column(OP), OLD)
-    old, new = table.filter(is_old), table.filter(pc.invert(is_old))
+    return table.filter(is_old), table.filter(pc.invert(is_old))
+
+
+def merge(old: pa.Table, new: pa.Table, task: WriteTask) -> cdc.Changes:
+    """What the merge of one file group does with its current rows and the incoming ones."""
+    if pc.count_distinct(new.column("_hoodie_record_key")).as_py() == new.num_rows:
+        return _merge_unique(old, new, task)
+    return _merge_rows(old, new, task)
+
+
+def _merge_unique(old: pa.Table, new: pa.Table, task: WriteTask) -> cdc.Changes:
+    """The merge, column at a time, when the incoming keys are distinct (upserts, deletes: always)."""
+    old_keys = old.column("_hoodie_record_key").combine_chunks()
+    at = pc.index_in(old_keys, value_set=new.column("_hoodie_record_key").combine_chunks().cast(old_keys.type))
+    j = np.flatnonzero(at.is_valid().to_numpy(zero_copy_only=False))
+    i = at.drop_null().to_numpy(zero_copy_only=False).astype(np.int64)
+    hard = pc.equal(new.column(OP), DELETE).to_numpy(zero_copy_only=False)
+    soft = np.array(_deleted_flags(new), dtype=bool)
+    wins = _incoming_wins_all(old, j, new, i, task)
+    gone = hard[i] | (soft[i] & wins)
+    kept = wins & ~gone
+    consumed = np.zeros(new.num_rows, dtype=bool)
+    consumed[i] = True
+    inserts = np.flatnonzero(~consumed & ~hard & ~soft)
+    return cdc.Changes(list(zip(j[kept].tolist(), i[kept].tolist())), j[gone].tolist(), inserts.tolist())
+
+
+def _incoming_wins_all(old: pa.Table, j: np.ndarray, new: pa.Table, i: np.ndarray, task: WriteTask) -> np.ndarray:
+    """_incoming_wins for every matched pair (old row j[k], incoming row i[k])."""
+    if not (task.event_time and task.ordering_field and len(j)):
+        return np.ones(len(j), dtype=bool)
+    n = new.column(task.ordering_field).take(pa.array(i))
+    o = old.column(task.ordering_field).take(pa.array(j)).cast(n.type)  # an older file may hold a narrower type
+    return pc.fill_null(pc.or_kleene(pc.is_null(o), pc.greater_equal(n, o)), False).to_numpy(zero_copy_only=False)
+
+
+def _merge_rows(old: pa.Table, new: pa.Table, task: WriteTask) -> cdc.Changes:
+    """The merge, row by row: inserts may repeat a key (the last one meets the current row)."""
     new_index = {k: i for i, k in enumerate(new.column("_hoodie_record_key").to_pylist())}
     ops = new.column(OP).to_pylist()
     soft_deleted = _deleted_flags(new)
@@ -130,15 +176,16 @@ def merge(table: pa.Table, task: WriteTask) -> tuple[pa.Table, pa.Table, cdc.Cha
             updated.append((j, i))
     inserts = [i for i in range(new.num_rows)
                if i not in consumed and ops[i] != DELETE and not soft_deleted[i]]
-    return old, new, cdc.Changes(updated, deleted, inserts)
+    return cdc.Changes(updated, deleted, inserts)
 
 
 def _merged(old: pa.Table, new: pa.Table, changes: cdc.Changes) -> tuple[pa.Table, pa.Table]:
     """(old rows kept, incoming rows written)."""
-    gone = set(changes.deleted) | {j for j, _ in changes.updated}
-    keep = [j for j in range(old.num_rows) if j not in gone]
+    keep = np.ones(old.num_rows, dtype=bool)
+    keep[changes.deleted] = False
+    keep[[j for j, _ in changes.updated]] = False
     take = [i for _, i in changes.updated] + changes.inserted
-    return old.take(pa.array(keep, pa.int64())), new.take(pa.array(take, pa.int64()))
+    return old.filter(pa.array(keep)), new.take(pa.array(take, pa.int64()))
 
 
 def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
@@ -148,7 +195,8 @@ def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
     prev = table.column(BASE)[0].as_py() if BASE in table.column_names else None
     if task.sort_by:
         table = table.sort_by([(c, "ascending") for c in task.sort_by])
-    old, new, changes = merge(table, task)
+    old, new = _old_and_new(table, task, storage, base, partition, prev)
+    changes = merge(old, new, task)
     kept, written = _merged(old, new, changes)
     token = task_write_token()
     name = str(BaseFileName(fg, token, task.instant, "parquet"))
@@ -195,9 +243,9 @@ def _with_meta(kept: pa.Table, written: pa.Table, task: WriteTask, partition: st
     seq = pa.array([f"{task.instant}_0_{i}" for i in range(n_new)], pa.string())
     commit = pa.concat_arrays([_strings(kept, "_hoodie_commit_time"), pa.array([task.instant] * n_new, pa.string())])
     seqno = pa.concat_arrays([_strings(kept, "_hoodie_commit_seqno"), seq])
-    data_cols = _data_columns(written if n_new else kept)
-    both = pa.concat_tables([kept.select(data_cols + ["_hoodie_record_key"]),
-                             written.select(data_cols + ["_hoodie_record_key"])], promote_options="permissive")
+    both = pa.concat_tables([_like(kept, written, task), written.select(_schema_columns(written, task))],
+                            promote_options="permissive")  # a column one side lacks: nulls there
+    data_cols = [c for c in both.column_names if c != "_hoodie_record_key"]
     n = both.num_rows
     meta = {"_hoodie_commit_time": commit, "_hoodie_commit_seqno": seqno,
             "_hoodie_record_key": both.column("_hoodie_record_key"),
@@ -207,6 +255,26 @@ def _with_meta(kept: pa.Table, written: pa.Table, task: WriteTask, partition: st
     for c in data_cols:
         out = out.append_column(both.schema.field(c), both.column(c))
     return out
+
+
+def _schema_columns(table: pa.Table, task: WriteTask) -> list[str]:
+    """The record key and the writer schema's data columns `table` has, in schema order."""
+    names = [f["name"] for f in avro_schema.parse(task.writer_schema)["fields"] if f["name"] not in META]
+    return [c for c in ["_hoodie_record_key", *names] if c in table.column_names]
+
+
+def _like(kept: pa.Table, written: pa.Table, task: WriteTask) -> pa.Table:
+    """Kept rows (as their base file holds them) with the incoming rows' types where both have a column: an older
+    file may hold a narrower type, another list item name, another time zone."""
+    kept = kept.select(_schema_columns(kept, task))
+    for c in set(kept.column_names) & set(written.column_names):
+        want = written.schema.field(c).type
+        if kept.schema.field(c).type != want:
+            try:
+                kept = kept.set_column(kept.column_names.index(c), c, kept.column(c).cast(want))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass  # left to the permissive concatenation
+    return kept
 
 
 # ---- log files ----------------------------------------------------------------------------

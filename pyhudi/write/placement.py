@@ -1,20 +1,19 @@
 """Where a write's records go: file groups for its new records, as Apache Hudi's UpsertPartitioner assigns
 them (small existing base files first, in turn, then new file groups sized by hoodie.parquet.max.file.size),
-and the current rows of the file groups it rewrites."""
+and the base file a rewrite of each group merges (read by the executor that writes it)."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from typing import Callable, Container
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from pyhudi.table import file_names as filenames
 from pyhudi.table.file_slices import FileSlice
-from pyhudi.write import simple_index
 from pyhudi.write.config import WriteConfig
-from pyhudi.write.executor import BASE, FG, INSERT, OLD, OP
+from pyhudi.write.executor import BASE, FG, INSERT, OP
 
 
 @dataclass(frozen=True)
@@ -75,25 +74,9 @@ def assign_inserts(spark: SparkSession, tagged: DataFrame, small: SmallFiles
     return assigned, buckets
 
 
-def with_old_rows(spark: SparkSession, path: str, tagged: DataFrame, slices: list[FileSlice],
-                  rewritten: Column | None) -> DataFrame:
-    """Every row learns its group's base file (BASE); the groups whose rows `rewritten` selects get new base
-    files and need their current rows (OP = O), read through the connector (None: none is rewritten)."""
+def with_base_files(spark: SparkSession, tagged: DataFrame, slices: list[FileSlice]) -> DataFrame:
+    """Every row learns its group's current base file (BASE): the file a rewrite of the group merges."""
     base_of = {s.file_id: s.base for s in slices}
     bases = spark.createDataFrame([(k, v) for k, v in base_of.items()] or [("", None)],
                                   f"{FG}_b string, {BASE} string")
-    tagged = tagged.join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
-    if not slices or rewritten is None:
-        return tagged
-    touched = [r[0] for r in tagged.filter(F.col(BASE).isNotNull() & rewritten).select(FG).distinct().collect()]
-    if not touched:
-        return tagged
-    names = [base_of[fg] for fg in touched if base_of.get(fg)]
-    partitions = sorted({s.partition for s in slices if s.file_id in set(touched)})
-    old = (spark.read.format("hudi-meta").options(**simple_index.READ_OPTIONS).load(path)
-           .filter(F.col("_hoodie_partition_path").isin(partitions) & F.col("_hoodie_file_name").isin(names))
-           .withColumn(FG, simple_index.file_id_of(F.col("_hoodie_file_name")))
-           .withColumn(OP, F.lit(OLD))
-           .join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
-           .drop("_hoodie_file_name"))
-    return tagged.unionByName(old, allowMissingColumns=True)
+    return tagged.join(F.broadcast(bases), F.col(FG) == F.col(f"{FG}_b"), "left").drop(f"{FG}_b")
