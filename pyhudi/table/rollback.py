@@ -1,6 +1,7 @@
 """Rolling back writes that never completed, using their markers (spec "Rollback")."""
 from __future__ import annotations
 
+import logging
 import posixpath
 import time
 
@@ -9,6 +10,7 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.table.file_slices import file_id_and_instant
 from pyhudi.table.timeline import COMPLETED, STATE_ORDER, WRITE_ACTIONS, Instant, Timeline
 
+log = logging.getLogger(__name__)
 MARKER_SUFFIXES = (".marker.CREATE", ".marker.MERGE", ".marker.APPEND")
 
 
@@ -27,6 +29,19 @@ def marker_files(storage: Storage, base: str, instant_time: str) -> list[str]:
                     if child.endswith(suffix):
                         found.append(child[: -len(suffix)])
     return sorted(found)
+
+
+def drop_unlisted_files(storage: Storage, base: str, instant_time: str, written: set[str]) -> list[str]:
+    """Deletes the files an instant's markers name that its write stats do not (`written`, table-relative):
+    what a failed or repeated task attempt left, which a listing would otherwise read as data (Hudi's
+    reconcileAgainstMarkers, before the commit). The deleted paths."""
+    stray = [rel for rel in marker_files(storage, base, instant_time) if rel not in written]
+    for rel in stray:
+        if storage.exists(posixpath.join(base, rel)):
+            storage.delete(posixpath.join(base, rel))
+    if stray:
+        log.warning("deleted %d file(s) of failed task attempts of %s: %s", len(stray), instant_time, ", ".join(stray))
+    return stray
 
 
 def rollback_plan(base: str, target: Instant, files: list[str]) -> dict:

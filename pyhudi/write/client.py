@@ -29,7 +29,7 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.file_slices import FileSlice, file_groups
 from pyhudi.table.pending_plans import held_file_groups
-from pyhudi.table.rollback import rollback
+from pyhudi.table.rollback import drop_unlisted_files, rollback
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
 from pyhudi.write import (
@@ -155,6 +155,7 @@ class Writer:
                 rollback(self.storage, self.base, timeline, inflight)  # nothing written yet: the table as it was
                 raise
         crash_point("after_files")
+        drop_unlisted_files(self.storage, self.base, instant, {p for s in stats for p in (s.path, s.cdc_path) if p})
         self._write_partition_metadata(instant, {s.partition for s in stats})
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))

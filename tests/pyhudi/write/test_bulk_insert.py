@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pyhudi import faults
 from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, note string"
@@ -132,3 +133,25 @@ def test_the_metadata_table_lists_what_bulk_insert_wrote(spark, tmp_path):
         payload = json.loads(listed[partition]["payload"])
         assert sorted(payload["filesystemMetadata"]) == names
 
+
+
+def test_files_of_a_failed_task_attempt_are_deleted_before_the_commit(spark, tmp_path):
+    """A task attempt that wrote a file and then failed leaves it with its marker, and the retry writes the rows
+    again: the commit deletes what its write stats do not list, so a listing reads each row once."""
+    path = tmp_path / "retried"
+    left = []
+
+    def failed_attempt():  # as a first attempt would leave it: another file group with the same rows
+        temp = next((path / ".hoodie" / ".temp").iterdir())
+        written = sorted(path.glob("eu/*.parquet"))[0]
+        name = f"00000000-0000-0000-0000-000000000000-0_9-9-9_{temp.name}.parquet"
+        (path / "eu" / name).write_bytes(written.read_bytes())
+        (temp / "eu").mkdir(parents=True, exist_ok=True)
+        (temp / "eu" / f"{name}.marker.CREATE").write_bytes(b"")
+        left.append(path / "eu" / name)
+
+    with faults.at("after_files", failed_attempt):
+        HudiTable(spark, str(path), {**OPTS, "hoodie.metadata.enable": "false"}).bulk_insert(_input(spark, 300))
+    assert left and not left[0].exists()
+    assert spark.read.format("hudi-meta").load(str(path)).count() == 300
+    assert len(_hudi_rs(str(path))) == 300
