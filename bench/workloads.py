@@ -124,7 +124,7 @@ def bulk_load(ctx: RunContext) -> list[Case]:
                 hudi.SETTINGS))
 
     cases.append(directory_case(
-        "pyhudi", "pyhudi bulk_insert COW simple index", "hudi-bulk-simple",
+        "pyhudi", "pyhudi simple-index bulk_insert COW", "hudi-bulk-simple",
         lambda p: hudi.write(ctx.spark, p, ctx.source("base"), "bulk_insert", "COW", hudi.SIMPLE_INDEX),
         None, lambda p: hudi.row_count(p, ctx.spark), hudi.SIMPLE_SETTINGS))
 
