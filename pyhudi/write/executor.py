@@ -129,7 +129,10 @@ def _old_and_new(table: pa.Table, task: WriteTask, storage: Storage, base: str, 
 def merge(old: pa.Table, new: pa.Table, task: WriteTask) -> cdc.Changes:
     """What the merge of one file group does with its current rows and the incoming ones."""
     if pc.count_distinct(new.column("_hoodie_record_key")).as_py() == new.num_rows:
-        return _merge_unique(old, new, task)
+        try:
+            return _merge_unique(old, new, task)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # keys or ordering values Arrow cannot compare
+            pass
     return _merge_rows(old, new, task)
 
 
