@@ -175,6 +175,9 @@ RECORD_SIZE_ESTIMATE = _define("hoodie.copyonwrite.record.size.estimate", 1024,
                                "Estimated bytes per record, to size new file groups.")
 LOG_BLOCK_FORMAT = _define("hoodie.logfile.data.block.format", "avro", choice(LOG_BLOCK_FORMATS),
                            "Format of log data blocks (merge-on-read).")
+WRITE_RECORD_POSITIONS = _define("hoodie.write.record.positions", True, boolean,
+                                 "Log blocks of updates and deletes carry the base-file row positions of their "
+                                 "records (RECORD_POSITIONS), so readers merge them by position instead of by key.")
 COMPRESSION = _define("hoodie.parquet.compression.codec", "zstd", choice(CODECS, ("lzo",)),
                       "Parquet codec of base files (zstd: Hudi's default on Spark 3.5 and newer).")
 

@@ -472,7 +472,7 @@ class Writer:
         return WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                          self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING", cfg.log_block_format,
                          cfg.compression, inserts_to_logs=self._inserts_to_logs(), cdc_mode=cfg.cdc_mode,
-                         merge_base_file=True)
+                         merge_base_file=True, record_positions=cfg.record_positions)
 
     def _tasks(self) -> int:
         """Tasks of the write's shuffles. Explicit: adaptive execution would put a small batch on one core."""

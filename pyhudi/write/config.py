@@ -41,6 +41,7 @@ class WriteConfig:
     max_file_size: int = o.MAX_FILE_SIZE.default
     record_size_estimate: int = o.RECORD_SIZE_ESTIMATE.default
     log_block_format: str = o.LOG_BLOCK_FORMAT.default
+    record_positions: bool = o.WRITE_RECORD_POSITIONS.default
     compression: str = o.COMPRESSION.default
     index_type: str = o.INDEX_TYPE.default
     partitions_to_delete: list[str] = field(default_factory=list)
@@ -121,7 +122,8 @@ class WriteConfig:
             hive_style=o.HIVE_STYLE.get(merged), url_encode=o.URL_ENCODE.get(merged),
             small_file_limit=o.SMALL_FILE_LIMIT.get(merged), max_file_size=o.MAX_FILE_SIZE.get(merged),
             record_size_estimate=o.RECORD_SIZE_ESTIMATE.get(merged),
-            log_block_format=o.LOG_BLOCK_FORMAT.get(merged), compression=o.COMPRESSION.get(merged),
+            log_block_format=o.LOG_BLOCK_FORMAT.get(merged), record_positions=o.WRITE_RECORD_POSITIONS.get(merged),
+            compression=o.COMPRESSION.get(merged),
             index_type=o.INDEX_TYPE.get(merged), partitions_to_delete=list(o.PARTITIONS_TO_DELETE.get(merged)),
             timestamp_options=_timestamp_options(merged, types),
             metadata_enabled=o.METADATA_ENABLE.get(merged), metadata_partitions=_metadata_partitions(merged),

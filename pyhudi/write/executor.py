@@ -59,6 +59,7 @@ class WriteTask:
     # a data write: a group rewritten into a new base file merges the rows of its current base file, read here
     # (its slice has no log files); services hand every row over themselves (OP = O)
     merge_base_file: bool = False
+    record_positions: bool = False  # log blocks of updates and deletes carry their base-file row positions
 
 
 def task_write_token() -> str:
@@ -286,6 +287,7 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     storage, base = _storage(task)
     fg = table.column(FG)[0].as_py()
     partition = table.column("_hoodie_partition_path")[0].as_py()
+    positions = _base_positions(table, task, storage, base, partition)
     is_delete = pc.equal(table.column(OP), DELETE)
     upserts, deletes = table.filter(pc.invert(is_delete)), table.filter(is_delete)
     token = task_write_token()
@@ -293,35 +295,64 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     attempt = token.rsplit("-", 1)[1]
     # a log compaction's blocks name the instants whose blocks they replace (Hudi's LogCompactionExecutionHelper)
     compacted = table.column(COMPACTED)[0].as_py() if COMPACTED in table.column_names else None
-    header = {lf.HeaderKey.COMPACTED_BLOCK_TIMES: compacted} if compacted else None
+    header = {lf.HeaderKey.COMPACTED_BLOCK_TIMES: compacted} if compacted else {}
     # BLOCK_IDENTIFIER "<task attempt>,<block sequence>": readers drop blocks a retried task repeated
-    blocks = []
+    blocks, log_rows = [], None
     if upserts.num_rows:
-        rows = _log_rows(upserts, task, partition, fg, preserve=compacted is not None)
+        upserts, extra = _in_position_order(upserts, positions, pc.invert(is_delete), header)
+        log_rows = _log_rows(upserts, task, partition, fg, preserve=compacted is not None)
         ident = f"{attempt},{len(blocks)}"
         if task.log_block_format == "parquet":
-            blocks.append(lf.parquet_data_block(rows, task.writer_schema, task.instant, compression=task.compression,
-                                                block_identifier=ident, extra_header=header))
+            blocks.append(lf.parquet_data_block(log_rows, task.writer_schema, task.instant,
+                                                compression=task.compression, block_identifier=ident,
+                                                extra_header=extra))
         else:
-            blocks.append(lf.avro_data_block(rows, task.writer_schema, task.instant, block_identifier=ident,
-                                             extra_header=header))
+            blocks.append(lf.avro_data_block(log_rows, task.writer_schema, task.instant, block_identifier=ident,
+                                             extra_header=extra))
     if deletes.num_rows:
+        deletes, extra = _in_position_order(deletes, positions, is_delete, header)
         blocks.append(lf.delete_block(_delete_records(deletes, task, partition, compacted is not None), task.instant,
                                       task.writer_schema, block_identifier=f"{attempt},{len(blocks)}",
-                                      extra_header=header))
+                                      extra_header=extra))
     data = lf.encode_blocks(blocks)
     rel = posixpath.join(partition, name) if partition else name
     marker(storage, base, task, partition, name, "APPEND")
     storage.write(posixpath.join(base, rel), data)
-    keys = table.column("_hoodie_record_key")
-    lo, hi = base_file.java_min_max(keys)
-    col_stats = metadata.column_stats_json(_log_rows(upserts, task, partition, fg, preserve=compacted is not None)
-                                           ) if upserts.num_rows else None
+    lo, hi = base_file.java_min_max(table.column("_hoodie_record_key"))
     return stats_table(WriteStat(
         partition=partition, file_id=fg, path=rel, prev_commit=task.instant, num_writes=upserts.num_rows,
         num_update_writes=upserts.num_rows, num_deletes=deletes.num_rows, file_size=len(data), min_key=lo,
-        max_key=hi, is_log=True, base_file=table.column(BASE)[0].as_py() or "", column_stats=col_stats,
+        max_key=hi, is_log=True, base_file=table.column(BASE)[0].as_py() or "",
+        column_stats=metadata.column_stats_json(log_rows) if log_rows is not None else None,
         num_inserts=pc.sum(pc.equal(table.column(OP), INSERT)).as_py() or 0))
+
+
+def _base_positions(table: pa.Table, task: WriteTask, storage: Storage, base: str, partition: str
+                    ) -> tuple[str, np.ndarray] | None:
+    """(the slice's base file instant, each row's row position in that file, -1 where the file lacks its key),
+    when the write records positions (Hudi's simple index learns them from the keys it reads)."""
+    prev = table.column(BASE)[0].as_py() if BASE in table.column_names else None
+    if not (task.record_positions and prev) or COMPACTED in table.column_names:
+        return None
+    path = posixpath.join(base, partition, prev) if partition else posixpath.join(base, prev)
+    keys = pq.read_table(path, columns=["_hoodie_record_key"], filesystem=storage.fs).column(0).combine_chunks()
+    at = pc.index_in(table.column("_hoodie_record_key").combine_chunks().cast(keys.type), value_set=keys)
+    return _instant_of(prev), pc.fill_null(at, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _in_position_order(rows: pa.Table, positions: tuple[str, np.ndarray] | None, mask: pa.Array,
+                       header: dict) -> tuple[pa.Table, dict]:
+    """A block's rows and header: in row-position order with RECORD_POSITIONS and the base file's instant when
+    every row has its own position (Hudi's HoodieLogBlock.addRecordPositionsIfRequired), else as they are."""
+    if positions is None:
+        return rows, header
+    instant, at = positions
+    at = at[mask.to_numpy(zero_copy_only=False)]
+    if len(at) == 0 or at.min() < 0 or len(np.unique(at)) != len(at):
+        return rows, header
+    order = np.argsort(at, kind="stable")
+    return rows.take(pa.array(order)), {**header, lf.HeaderKey.RECORD_POSITIONS: lf.encode_positions(at[order]),
+                                        lf.HeaderKey.BASE_FILE_INSTANT_TIME_OF_RECORD_POSITIONS: instant}
 
 
 def _delete_records(deletes: pa.Table, task: WriteTask, partition: str, with_ordering: bool) -> list:
