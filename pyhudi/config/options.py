@@ -85,7 +85,7 @@ BULK_INSERT_SORT_MODES = same("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITIO
 # Parquet codec names as Hudi takes them -> as pyarrow writes them
 CODECS = {"zstd": "zstd", "gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "brotli": "brotli",
           "uncompressed": "none", "none": "none"}
-INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BUCKET", "RECORD_INDEX")
+INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "BUCKET", "RECORD_INDEX")
 BUCKET_ENGINES = same("SIMPLE")
 VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
 TIMESTAMP_TYPES = same("UNIX_TIMESTAMP", "EPOCHMILLISECONDS", "DATE_STRING")
@@ -184,10 +184,22 @@ COMPRESSION = _define("hoodie.parquet.compression.codec", "zstd", choice(CODECS,
 # ---- index -----------------------------------------------------------------------------------
 
 INDEX_TYPE = _define("hoodie.index.type", "SIMPLE",
-                     choice(INDEX_TYPES, ("HBASE", "INMEMORY", "BLOOM", "GLOBAL_BLOOM", "FLINK_STATE")),
-                     "How writes find the file group of existing keys. RECORD_INDEX: look keys up in the "
+                     choice(INDEX_TYPES, ("HBASE", "INMEMORY", "GLOBAL_BLOOM", "FLINK_STATE")),
+                     "How writes find the file group of existing keys. SIMPLE: read the keys of the partitions "
+                     "written to; BLOOM: read only the keys of files whose key range and bloom filter may hold an "
+                     "incoming key; RECORD_INDEX: look keys up in the "
                      "metadata table's record index (global: a key lives in one partition); turns "
                      "hoodie.metadata.record.index.enable on.")
+BLOOM_PRUNE_BY_RANGES = _define("hoodie.bloom.index.prune.by.ranges", True, boolean,
+                                "BLOOM: skip files (and log blocks) whose min/max record key excludes a key "
+                                "before testing their bloom filter.")
+BLOOM_INDEX_LOG_FILES = _define(
+    "pyhudi.bloom.index.log.files.enable", False, boolean,
+    "pyhudi's log-file indexing (RFC-06), merge-on-read with hoodie.index.type=BLOOM: inserts join the log files of "
+    "small file groups instead of new base files, and bloom lookups read the key summaries of log blocks (min/max "
+    "key and bloom filter in the footer of Parquet data blocks, the metadata table's column_stats and "
+    "bloom_filters entries of log files), skipping blocks that cannot hold a key. pyhudi's own key (Apache Hudi's "
+    "bloom index does not look in log files): leave it off for tables Hudi's writers also write to.")
 RECORD_INDEX_UPDATE_PARTITION_PATH = _define(
     "hoodie.record.index.update.partition.path", False, boolean,
     "Under RECORD_INDEX, a record whose partition changed is deleted from its old partition and inserted in "

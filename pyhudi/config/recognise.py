@@ -9,7 +9,8 @@
 * refused as unknown, with the nearest known key: a `hoodie.*` key that Apache Hudi 1.x does not
   define (`hudi-option-keys.tsv`) and pyhudi does not honour.
 
-Keys outside `hoodie.*` (Spark's own, "path") are not checked.
+pyhudi's own options (`pyhudi.*`, settings Apache Hudi has no key for) are honoured or refused as
+unknown. Other keys (Spark's own, "path") are not checked.
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ def _catalogue() -> dict[str, str]:
 
 KEYS = _catalogue()
 
+OWN_PREFIX = "pyhudi."  # pyhudi's own options, for what Apache Hudi has no key for
 HONOURED, WARN, UNSUPPORTED, UNKNOWN = "honoured", "ignored with a warning", "unsupported", "unknown"
 
 _METRICS = "metrics reporting, which pyhudi does not do"
@@ -110,6 +112,10 @@ WARN_KEYS = {
     "hoodie.memory.": _MEMORY,
     "hoodie.file.index.cache.": _MEMORY,
     "hoodie.cdc.file.group.iterator.memory.spill.bytes": _MEMORY,
+    **dict.fromkeys(("hoodie.bloom.index.use.metadata", "hoodie.bloom.index.use.caching",
+                     "hoodie.bloom.index.bucketized.checking", "hoodie.bloom.index.keys.per.bucket",
+                     "hoodie.bloom.index.fileid.key.sorting.enable", "hoodie.bloom.index.use.treebased.filter"),
+                    "how Hudi's JVM bloom index spreads and caches its lookups; pyhudi's finds the same keys"),
 }
 _PARALLELISM = "a parallelism hint; pyhudi sizes its tasks itself"
 _STORAGE_LEVEL = "a Spark caching level of Hudi's JVM writer"
@@ -137,7 +143,7 @@ def classify(key: str) -> tuple[str, str | None]:
     """(what pyhudi does with `key`, why it ignores it or the nearest known key)."""
     if key in REGISTRY:
         return HONOURED, None
-    group = _catalogued(key)
+    group = None if key.startswith(OWN_PREFIX) else _catalogued(key)
     if group is None:
         return UNKNOWN, nearest(key)
     reason = _warn_reason(key, group)
@@ -154,16 +160,17 @@ def unsupported_message(key: str) -> str:
 
 
 def unknown_message(key: str, hint: str | None) -> str:
+    what = "a pyhudi option" if key.startswith(OWN_PREFIX) else "an Apache Hudi option"
     if hint:
-        return f"unknown option {key}: not an Apache Hudi option; did you mean {hint}?"
-    return f"unknown option {key}: not an Apache Hudi option"
+        return f"unknown option {key}: not {what}; did you mean {hint}?"
+    return f"unknown option {key}: not {what}"
 
 
 def check(options: Mapping[str, str] | Iterable[str]) -> None:
     """Refuses unknown and unsupported `hoodie.*` keys (every one, in one error) and logs a warning
     for each key ignored; honoured keys are left to their parsers."""
     problems = []
-    for key in sorted(k for k in options if k.startswith("hoodie.")):
+    for key in sorted(k for k in options if k.startswith(("hoodie.", OWN_PREFIX))):
         kind, detail = classify(key)
         if kind == UNKNOWN:
             problems.append(unknown_message(key, detail))

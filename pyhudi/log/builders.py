@@ -31,13 +31,18 @@ def _as_records(records) -> list:
 
 def parquet_data_block(table, schema: str | dict, instant_time: str, *,
                        compression: str = "zstd", block_identifier: str | None = None,
-                       extra_header: Mapping[int, str] | None = None, **writer_options) -> LogBlock:
-    """A Parquet data block: the records (with meta columns) as one in-memory Parquet file,
-    without bloom/min/max footer keys (Hudi's Parquet log blocks carry none)."""
+                       extra_header: Mapping[int, str] | None = None, key_summary: bool = False,
+                       **writer_options) -> LogBlock:
+    """A Parquet data block: the records (with meta columns) as one in-memory Parquet file. Hudi's Parquet
+    log blocks carry no bloom/min/max footer keys; `key_summary` adds them, sized to the block (log-file
+    indexing, RFC-06: readers ignore footer keys, bloom lookups skip blocks they exclude)."""
+    from pyhudi.basefile import bloom
     from pyhudi.basefile.parquet import BaseFileWriter  # local: base_file pulls in pyarrow.parquet
 
     buf = io.BytesIO()
-    writer = BaseFileWriter(buf, schema, compression=compression, bloom_type=None, **writer_options)
+    summary = {"bloom_type": bloom.DYNAMIC_V0, "bloom_num_entries": max(table.num_rows, 1)} if key_summary \
+        else {"bloom_type": None}
+    writer = BaseFileWriter(buf, schema, compression=compression, **summary, **writer_options)
     with writer:
         writer.write(table)
         writer.close()

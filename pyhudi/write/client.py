@@ -33,6 +33,7 @@ from pyhudi.table.rollback import drop_unlisted_files, rollback
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
 from pyhudi.write import (
+    bloom_index,
     bucket_index,
     bulk_insert,
     cdc,
@@ -91,6 +92,7 @@ class Writer:
         self._start: tuple[str | None, str] | None = None  # (last completed write, timeline hash) at the start
         self._plans: dict[tuple[str, str], Instant] | None = None  # file groups held by pending service plans
         self._found: DataFrame | None = None  # the record index's locations of the batch's keys
+        self.lookups: bloom_index.Counters | None = None  # what a bloom index lookup checked and skipped
         self._key_changes: DataFrame | None = None  # what this write changes in the record index
         self._cached: list[DataFrame] = []  # kept until the commit has read them
         self.storage, self.base = Storage.for_uri(path)
@@ -353,19 +355,24 @@ class Writer:
             self._found = record_index.locate(self.spark, self.path, self.options, keys).persist()
         return self._found
 
-    def _tag(self, incoming: DataFrame, partitions: list[str], records: int) -> DataFrame:
+    def _tag(self, plan: _Plan) -> DataFrame:
         """Adds FG (existing file group or null) and OP (U/D for existing keys, I for new)."""
         cfg = self.cfg
-        existing = self._located(incoming)
+        existing = self._located(plan.incoming)
         if existing is None and self._looks_up() and self._has_commits():
             if cfg.index_type == "RECORD_INDEX":
                 log.info("the record index of %s is not built yet: this write finds its keys by reading them "
                          "(as GLOBAL_SIMPLE) and builds it", self.path)
-            existing = simple_index.existing_keys(self.spark, self.path, cfg, partitions)
-        return simple_index.tag(incoming, existing, cfg, records)
+            if cfg.index_type == "BLOOM" and plan.records <= bloom_index.MAX_RECORDS:
+                self.lookups = bloom_index.Counters(self.spark)
+                existing = bloom_index.existing_keys(self.spark, self.path, cfg, plan.incoming, plan.slices,
+                                                     self.lookups)
+            else:  # a batch too big to hand every task its keys reads them all
+                existing = simple_index.existing_keys(self.spark, self.path, cfg, plan.partitions)
+        return simple_index.tag(plan.incoming, existing, cfg, plan.records)
 
     def _assign_inserts(self, tagged: DataFrame, slices: list[FileSlice]) -> tuple[DataFrame, dict[str, list[str]]]:
-        small = placement.SmallFiles(self.cfg, slices, self._held(), self._inserts_to_logs(), self._base_size)
+        small = placement.SmallFiles(self.cfg, slices, self._held(), self.cfg.inserts_to_logs, self._base_size)
         return placement.assign_inserts(self.spark, tagged, small)
 
     def _base_size(self, s: FileSlice) -> int:
@@ -394,12 +401,15 @@ class Writer:
             return self._run_write(located, instant, writer_schema, plan.slices), replaced
         # tagging joins the batch with every key of the affected partitions: keep its result, the
         # insert counts, the touched file groups and the write all read it
-        tagged_keys = self._tag(plan.incoming, plan.partitions, plan.records).persist()
+        tagged_keys = self._tag(plan).persist()
         self._cached.append(tagged_keys)  # until the commit: the record index's changes are read from it
         self._refuse_updates_under_clustering(tagged_keys)
         tagged, _ = self._assign_inserts(tagged_keys, plan.slices)
         self._note_key_changes(tagged, replaced)
-        return self._run_write(tagged, instant, writer_schema, plan.slices), replaced
+        stats = self._run_write(tagged, instant, writer_schema, plan.slices)
+        if self.lookups:
+            log.info("bloom index lookup of %s: %s", self.path, self.lookups.values())
+        return stats, replaced
 
     # ---- the record index ---------------------------------------------------------------------
     def _note_key_changes(self, tagged: DataFrame | None, replaced: dict[str, list[str]],
@@ -424,11 +434,6 @@ class Writer:
                 return None  # the indexing action builds it; its hand-over applies this write
             record_index.build(self.spark, self.path, mdt, self.cfg.record_index_sizing)
         return record_index.log_writer(self.spark, self.path, self._key_changes, mdt.compression)
-
-    def _inserts_to_logs(self) -> bool:
-        """Merge-on-read tagged by the record index, which finds keys wherever they are written: inserts
-        into existing file groups go to their log files, no base file is rewritten (Hudi: canIndexLogFiles)."""
-        return self.cfg.table_type == "MERGE_ON_READ" and self.cfg.index_type == "RECORD_INDEX"
 
     def _held(self) -> dict[tuple[str, str], Instant]:
         """(partition, file id) -> the pending compaction or clustering plan holding that file group."""
@@ -471,8 +476,9 @@ class Writer:
         cfg = self.cfg
         return WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                          self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING", cfg.log_block_format,
-                         cfg.compression, inserts_to_logs=self._inserts_to_logs(), cdc_mode=cfg.cdc_mode,
-                         merge_base_file=True, record_positions=cfg.record_positions)
+                         cfg.compression, inserts_to_logs=self.cfg.inserts_to_logs, cdc_mode=cfg.cdc_mode,
+                         merge_base_file=True, record_positions=cfg.record_positions,
+                         key_summaries=cfg.inserts_to_logs and cfg.index_type == "BLOOM")
 
     def _tasks(self) -> int:
         """Tasks of the write's shuffles. Explicit: adaptive execution would put a small batch on one core."""

@@ -42,6 +42,8 @@ class WriteConfig:
     record_size_estimate: int = o.RECORD_SIZE_ESTIMATE.default
     log_block_format: str = o.LOG_BLOCK_FORMAT.default
     record_positions: bool = o.WRITE_RECORD_POSITIONS.default
+    bloom_prune_by_ranges: bool = o.BLOOM_PRUNE_BY_RANGES.default
+    bloom_log_files: bool = o.BLOOM_INDEX_LOG_FILES.default
     compression: str = o.COMPRESSION.default
     index_type: str = o.INDEX_TYPE.default
     partitions_to_delete: list[str] = field(default_factory=list)
@@ -63,6 +65,14 @@ class WriteConfig:
         """A bulk_insert each input task writes itself (pyhudi.write.bulk_insert); a bucket table's records go
         to their buckets' file groups instead."""
         return self.operation == "bulk_insert" and self.index_type != "BUCKET"
+
+    @property
+    def inserts_to_logs(self) -> bool:
+        """Merge-on-read tagged by an index that finds keys in log files (the record index; the bloom index with
+        log-file indexing, RFC-06): inserts into existing file groups go to their log files (Hudi's
+        canIndexLogFiles)."""
+        return self.table_type == "MERGE_ON_READ" and (
+            self.index_type == "RECORD_INDEX" or (self.index_type == "BLOOM" and self.bloom_log_files))
 
     @property
     def maintains_record_index(self) -> bool:
@@ -123,6 +133,8 @@ class WriteConfig:
             small_file_limit=o.SMALL_FILE_LIMIT.get(merged), max_file_size=o.MAX_FILE_SIZE.get(merged),
             record_size_estimate=o.RECORD_SIZE_ESTIMATE.get(merged),
             log_block_format=o.LOG_BLOCK_FORMAT.get(merged), record_positions=o.WRITE_RECORD_POSITIONS.get(merged),
+            bloom_prune_by_ranges=o.BLOOM_PRUNE_BY_RANGES.get(merged),
+            bloom_log_files=o.BLOOM_INDEX_LOG_FILES.get(merged),
             compression=o.COMPRESSION.get(merged),
             index_type=o.INDEX_TYPE.get(merged), partitions_to_delete=list(o.PARTITIONS_TO_DELETE.get(merged)),
             timestamp_options=_timestamp_options(merged, types),

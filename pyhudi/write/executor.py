@@ -60,6 +60,7 @@ class WriteTask:
     # (its slice has no log files); services hand every row over themselves (OP = O)
     merge_base_file: bool = False
     record_positions: bool = False  # log blocks of updates and deletes carry their base-file row positions
+    key_summaries: bool = False  # Parquet log blocks carry a bloom filter and min/max keys (RFC-06)
 
 
 def task_write_token() -> str:
@@ -305,7 +306,7 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
         if task.log_block_format == "parquet":
             blocks.append(lf.parquet_data_block(log_rows, task.writer_schema, task.instant,
                                                 compression=task.compression, block_identifier=ident,
-                                                extra_header=extra))
+                                                extra_header=extra, key_summary=task.key_summaries))
         else:
             blocks.append(lf.avro_data_block(log_rows, task.writer_schema, task.instant, block_identifier=ident,
                                              extra_header=extra))

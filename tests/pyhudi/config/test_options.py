@@ -40,7 +40,8 @@ def test_each_option_is_defined_once_under_keys_hudi_defines():
     keys = [k for opt in every for k in opt.keys]
     assert len(keys) == len(set(keys)) == len(REGISTRY)
     assert all(REGISTRY[k] is opt for opt in every for k in opt.keys)
-    assert [k for k in keys if k not in HUDI_KEYS] == []
+    # pyhudi's own keys (pyhudi.*) are for what Apache Hudi has no key for
+    assert [k for k in keys if k not in HUDI_KEYS and not k.startswith("pyhudi.")] == []
 
 
 def test_the_six_keys_of_the_issue_are_honoured():
@@ -83,7 +84,7 @@ def test_keygen_classes_map_to_hudis_type_names():
     ("hoodie.archive.beyond.savepoint", "true", "asks for archiving past a savepoint"),
     ("hoodie.write.table.version", "6", "asks for another table version than 8"),
     ("hoodie.populate.meta.fields", "false", "asks for tables without meta fields"),
-    ("hoodie.index.type", "BLOOM", "=BLOOM is not supported yet"),
+    ("hoodie.index.type", "GLOBAL_BLOOM", "=GLOBAL_BLOOM is not supported yet"),
     ("hoodie.datasource.write.operation", "bootstrap", "=bootstrap is not supported yet"),
     ("hoodie.keygen.timebased.timestamp.type", "SCALAR", "=SCALAR is not supported yet"),
     ("hoodie.upsert.shuffle.parallelism", "-1", r"=-1 is not valid; give a number of tasks \(0 = automatic\)"),

@@ -83,6 +83,14 @@ def test_unknown_key_gets_the_nearest_known_one():
         check({"hoodie.zzz": "1"})
 
 
+def test_pyhudi_own_keys_are_checked_too():
+    check({"pyhudi.bloom.index.log.files.enable": "true"})
+    with pytest.raises(OptionError) as err:
+        check({"pyhudi.bloom.index.log.file.enable": "true"})
+    assert str(err.value) == ("unknown option pyhudi.bloom.index.log.file.enable: not a pyhudi option; "
+                              "did you mean pyhudi.bloom.index.log.files.enable?")
+
+
 def test_every_problem_is_named_in_one_error():
     with pytest.raises(OptionError) as err:
         check({"hoodie.write.lock.zookeeper.url": "x", "hoodie.metadata.enabel": "true", "hoodie.table.name": "t"})

@@ -1,0 +1,143 @@
+"""The bloom index (Apache Hudi's BLOOM): the file group of each incoming key, found by reading the keys of
+only those files whose key range and bloom filter may hold one of the batch's keys of their partition.
+Each executor task takes a share of the touched partitions' file slices and checks them itself: base
+files by their footer (hoodie_min/max_record_key, the bloom filter), and, with log-file indexing
+(pyhudi.bloom.index.log.files.enable, RFC-06), their log blocks: a Parquet data block by the same footer
+keys inside its content, any other block by reading its keys. Blocks and files that cannot hold a key are
+skipped, and counted."""
+from __future__ import annotations
+
+import io
+import posixpath
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyspark.sql import DataFrame, SparkSession
+
+from pyhudi import log as lf
+from pyhudi.basefile import parquet as base_file
+from pyhudi.storage import Storage
+from pyhudi.table.file_slices import FileSlice
+from pyhudi.write.config import WriteConfig
+from pyhudi.write.executor import FG
+
+MAX_RECORDS = 1_000_000  # batches up to this size hand every task their keys; bigger ones read every key
+FOUND_DDL = f"_hudi_k string, _hudi_p string, {FG} string"
+SLICES_DDL = "partition string, file_id string, base string, logs array<string>"
+COUNTERS = ("files_checked", "files_skipped", "blocks_checked", "blocks_skipped", "keys_read")
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """What each task needs: the table, the batch's keys per partition, and which summaries to trust."""
+    base_uri: str
+    keys: dict[str, list[str]]
+    prune_by_ranges: bool
+    log_files: bool
+
+
+class Counters:
+    """Spark accumulators of what the lookups checked and skipped (read once the tagging job ran)."""
+
+    def __init__(self, spark: SparkSession):
+        self._acc = {name: spark.sparkContext.accumulator(0) for name in COUNTERS}
+
+    def add(self, name: str, n: int = 1) -> None:
+        self._acc[name].add(n)
+
+    def values(self) -> dict[str, int]:
+        return {name: acc.value for name, acc in self._acc.items()}
+
+
+def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, incoming: DataFrame,
+                  slices: list[FileSlice], counters: Counters) -> DataFrame:
+    """(_hudi_k key, _hudi_p partition, FG file id) of the incoming keys some file group holds."""
+    keys: dict[str, list[str]] = {}
+    for key, partition in incoming.select("_hoodie_record_key", "_hoodie_partition_path").collect():
+        keys.setdefault(partition, []).append(key)
+    lookup = Lookup(path, keys, cfg.bloom_prune_by_ranges, cfg.bloom_log_files)
+    rows = [(s.partition, s.file_id, s.base, list(s.logs)) for s in slices if s.partition in keys]
+    if not rows:
+        return spark.createDataFrame([], FOUND_DDL)
+    tasks = max(1, min(len(rows), 2 * spark.sparkContext.defaultParallelism))
+
+    def run(batches):
+        storage, base = Storage.for_uri(lookup.base_uri)
+        for batch in batches:
+            found = [hit for s in batch.to_pylist() for hit in _slice_hits(s, lookup, storage, base, counters)]
+            yield pa.RecordBatch.from_pylist(found, schema=_FOUND_SCHEMA)
+
+    return spark.createDataFrame(rows, SLICES_DDL).repartition(tasks).mapInArrow(run, FOUND_DDL)
+
+
+_FOUND_SCHEMA = pa.schema([("_hudi_k", pa.string()), ("_hudi_p", pa.string()), (FG, pa.string())])
+
+
+def _slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: Counters) -> list[dict]:
+    partition, candidates = s["partition"], lookup.keys[s["partition"]]
+    folder = posixpath.join(base, partition) if partition else base
+    held: set[str] = set()
+    if s["base"]:
+        held |= _base_file_keys(posixpath.join(folder, s["base"]), candidates, lookup, storage, counters)
+    if lookup.log_files:
+        for name in s["logs"]:
+            held |= _log_file_keys(posixpath.join(folder, name), candidates, lookup, storage, counters)
+    return [{"_hudi_k": k, "_hudi_p": partition, FG: s["file_id"]} for k in held]
+
+
+def _base_file_keys(path: str, candidates: list[str], lookup: Lookup, storage: Storage,
+                    counters: Counters) -> set[str]:
+    counters.add("files_checked")
+    footer = base_file.read_footer_keys(path, filesystem=storage.fs)
+    maybe = _may_hold(footer, candidates, lookup.prune_by_ranges)
+    if not maybe:
+        counters.add("files_skipped")
+        return set()
+    keys = pq.read_table(path, columns=["_hoodie_record_key"], filesystem=storage.fs).column(0)
+    counters.add("keys_read", len(keys))
+    return set(maybe) & set(keys.to_pylist())
+
+
+def _log_file_keys(path: str, candidates: list[str], lookup: Lookup, storage: Storage,
+                   counters: Counters) -> set[str]:
+    """Candidates some data block of the log file holds (a key only deleted there is not held)."""
+    counters.add("files_checked")
+    held: set[str] = set()
+    for block in lf.read_blocks(storage.read(path), path):
+        if block.block_type not in (lf.BlockType.AVRO_DATA, lf.BlockType.PARQUET_DATA):
+            continue
+        counters.add("blocks_checked")
+        keys = _block_keys(block, candidates, lookup, counters)
+        if keys is None:
+            counters.add("blocks_skipped")
+            continue
+        counters.add("keys_read", len(keys))
+        held |= set(candidates).intersection(keys)
+    return held
+
+
+def _block_keys(block: lf.LogBlock, candidates: list[str], lookup: Lookup, counters: Counters) -> list[str] | None:
+    """The block's record keys, or None when its key summary shows it holds no candidate."""
+    if block.block_type == lf.BlockType.AVRO_DATA:
+        return [r["_hoodie_record_key"] for r in block.records()]
+    content = pa.BufferReader(block.content)
+    footer = base_file.read_footer_keys(content)
+    if footer.bloom_filter is not None and not _may_hold(footer, candidates, lookup.prune_by_ranges):
+        return None
+    return pq.read_table(io.BytesIO(block.content), columns=["_hoodie_record_key"]).column(0).to_pylist()
+
+
+def _may_hold(footer: base_file.FooterKeys, candidates: list[str], prune_by_ranges: bool) -> list[str]:
+    """The candidates a file's key range and bloom filter do not exclude (all of them without a summary)."""
+    if prune_by_ranges and footer.min_record_key is not None and footer.max_record_key is not None:
+        lo, hi = _java_order(footer.min_record_key), _java_order(footer.max_record_key)
+        candidates = [k for k in candidates if lo <= _java_order(k) <= hi]
+    if footer.bloom_filter is None or not candidates:
+        return candidates
+    return [k for k, hit in zip(candidates, footer.bloom_filter.might_contain_all(candidates)) if hit]
+
+
+def _java_order(key: str) -> bytes:
+    """Sort key equal to Java's String.compareTo (UTF-16 code units), the order of the footer's min/max."""
+    return key.encode("utf-16-be", "surrogatepass")

@@ -1,0 +1,111 @@
+"""hoodie.index.type=BLOOM (pyhudi.write.bloom_index): keys found by reading only files whose key range and bloom
+filter may hold them; with log-file indexing (pyhudi.bloom.index.log.files.enable, RFC-06) merge-on-read inserts join
+log files, whose Parquet data blocks carry key summaries that lookups use to skip them. Tables read the same through
+the connector and hudi-rs."""
+import ast
+import io
+import logging
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pyhudi.basefile.parquet import read_footer_keys
+from pyhudi.log import BlockType, read_log_file
+from pyhudi.write.hudi_table import HudiTable
+
+SCHEMA = "id string, ts long, region string"
+OPTS = {"hoodie.table.name": "bloom", "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "region",
+        "hoodie.index.type": "BLOOM"}
+LOG_INDEXING = {"hoodie.datasource.write.table.type": "MERGE_ON_READ", "pyhudi.bloom.index.log.files.enable": "true"}
+
+
+def _rows(spark, keys, ts, region="eu"):
+    return spark.createDataFrame([(k, ts, region) for k in keys], SCHEMA)
+
+
+def _state(table) -> dict:
+    return {r["id"]: r["ts"] for r in table.read().collect()}
+
+
+def _hudi_rs(path) -> dict:
+    from hudi import HudiTableBuilder
+
+    t = pa.Table.from_batches(HudiTableBuilder.from_base_uri(path).build().read())
+    return dict(zip(t.column("id").to_pylist(), t.column("ts").to_pylist()))
+
+
+def _lookup(caplog) -> dict:
+    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("bloom index lookup")]
+    caplog.clear()
+    return ast.literal_eval(line.split(": ", 1)[1])
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_only_files_whose_range_and_bloom_may_hold_a_key_are_read(spark, tmp_path, caplog, table_type):
+    caplog.set_level(logging.INFO, logger="pyhudi.write.client")
+    path = str(tmp_path / table_type)
+    table = HudiTable(spark, path, {**OPTS, "hoodie.datasource.write.table.type": table_type,
+                                    "hoodie.parquet.small.file.limit": "0"})  # each insert: a new file group
+    table.insert(_rows(spark, [f"a{i:03d}" for i in range(100)], 1))
+    table.insert(_rows(spark, [f"b{i:03d}" for i in range(100)], 1))
+    table.insert(_rows(spark, [f"a{i:03d}x" for i in range(0, 100, 2)], 1, "us"))
+    table.upsert(_rows(spark, ["b005", "b050", "c000"], 2))
+    counts = _lookup(caplog)
+    # eu: the a-file's range excludes every key, the b-file is read; us is not touched
+    assert counts["files_checked"] == 2 and counts["files_skipped"] == 1 and counts["keys_read"] == 100
+    want = {**{f"a{i:03d}": 1 for i in range(100)}, **{f"b{i:03d}": 1 for i in range(100)},
+            **{f"a{i:03d}x": 1 for i in range(0, 100, 2)}, "b005": 2, "b050": 2, "c000": 2}
+    assert _state(table) == want == _hudi_rs(path)
+    # a key inside the a-file's range but not in it: its bloom filter excludes it (fpp 1e-9); the b-file's and the
+    # c000-file's ranges exclude it
+    table.upsert(_rows(spark, ["a0505"], 3))
+    counts = _lookup(caplog)
+    assert counts["files_checked"] == 3 and counts["files_skipped"] == 3 and counts["keys_read"] == 0
+    table.upsert(_rows(spark, ["a007"], 3))
+    assert _lookup(caplog)["keys_read"] == 100
+    want.update({"a0505": 3, "a007": 3})
+    assert _state(table) == want == _hudi_rs(path)
+    assert len(list(Path(path, "eu").glob("*.parquet"))) >= 2
+
+
+@pytest.mark.parametrize("block_format", ["parquet", "avro"])
+def test_log_file_indexing_puts_inserts_in_logs_and_finds_them_there(spark, tmp_path, caplog, block_format):
+    caplog.set_level(logging.INFO, logger="pyhudi.write.client")
+    path = str(tmp_path / block_format)
+    table = HudiTable(spark, path, {**OPTS, **LOG_INDEXING, "hoodie.logfile.data.block.format": block_format})
+    table.insert(_rows(spark, [f"k{i:03d}" for i in range(20)], 1))
+    (base,) = Path(path, "eu").glob("*.parquet")
+    table.upsert(_rows(spark, ["n001", "n002", "k003"], 2))  # two inserts and an update: one log block
+    _lookup(caplog)
+    assert list(Path(path, "eu").glob("*.parquet")) == [base]  # no new base file, none rewritten
+    (log_file,) = Path(path, "eu").glob(".*.log.*")
+    (block,) = [b for b in read_log_file(str(log_file)) if b.block_type != BlockType.COMMAND]
+    if block_format == "parquet":
+        summary = read_footer_keys(io.BytesIO(block.content))
+        assert (summary.min_record_key, summary.max_record_key) == ("k003", "n002")
+        assert summary.bloom_filter.might_contain("n001") and not summary.bloom_filter.might_contain("n003")
+    table.upsert(_rows(spark, ["n002"], 3))  # a key only a log file holds: an update, not a second record
+    counts = _lookup(caplog)
+    assert counts["blocks_checked"] == 1 and counts["blocks_skipped"] == 0
+    table.upsert(_rows(spark, ["k010"], 4))  # both log blocks' summaries exclude k010: skipped (Parquet blocks)
+    counts = _lookup(caplog)
+    assert counts["blocks_checked"] == 2 and counts["blocks_skipped"] == (2 if block_format == "parquet" else 0)
+    want = {**{f"k{i:03d}": 1 for i in range(20)}, "k003": 2, "n001": 2, "n002": 3, "k010": 4}
+    assert _state(table) == want == _hudi_rs(path)
+    assert list(Path(path, "eu").glob("*.parquet")) == [base]
+
+
+def test_without_log_file_indexing_inserts_stay_out_of_log_files(spark, tmp_path):
+    path = str(tmp_path / "off")
+    table = HudiTable(spark, path, {**OPTS, "hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+    table.insert(_rows(spark, [f"k{i:03d}" for i in range(20)], 1))
+    table.upsert(_rows(spark, ["k001"], 2))  # an update: a log file
+    table.upsert(_rows(spark, ["n001"], 2))  # an insert: not into the group with a log file
+    logs = [b for f in Path(path, "eu").glob(".*.log.*") for b in read_log_file(str(f))
+            if b.block_type == BlockType.AVRO_DATA]
+    assert [r["_hoodie_record_key"] for b in logs for r in b.records()] == ["k001"]
+    assert _state(table) == {**{f"k{i:03d}": 1 for i in range(20)}, "k001": 2, "n001": 2} == _hudi_rs(path)
+    assert pq.read_table(next(Path(path, "eu").glob("*.parquet"))).num_rows >= 1
