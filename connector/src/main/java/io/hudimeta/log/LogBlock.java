@@ -1,6 +1,10 @@
 package io.hudimeta.log;
 
 import io.hudimeta.avro.AvroSchemas;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +12,9 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One intact block of a log file: its framing fields plus typed access to its content.
@@ -18,6 +25,8 @@ import org.apache.spark.sql.types.StructType;
  * but cannot be merged as full records.
  */
 public final class LogBlock {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LogBlock.class);
 
   /** The only command type Hudi defines (ordinal 0 of its command enum). */
   private static final String ROLLBACK_COMMAND = "0";
@@ -174,6 +183,49 @@ public final class LogBlock {
   public byte[] hfileContent() {
     requireType(LogBlockType.HFILE_DATA);
     return content;
+  }
+
+  /**
+   * The base-file row positions of the block's {@code recordCount} records, ascending (the i-th record is at
+   * the i-th), when RECORD_POSITIONS refers to the base file written at {@code baseInstant} (docs/format.md
+   * §1.5a); else null, and the block is merged by key. A malformed header gives null too: positions only
+   * speed a merge up, the keys stay the truth.
+   */
+  public long[] recordPositions(String baseInstant, int recordCount) {
+    String encoded = header.get(HeaderKey.RECORD_POSITIONS);
+    if (encoded == null || baseInstant == null) {
+      return null;
+    }
+    if (!baseInstant.equals(header.get(HeaderKey.BASE_FILE_INSTANT_TIME_OF_RECORD_POSITIONS))) {
+      return null; // positions into another base file (e.g. the one a compaction replaced)
+    }
+    try {
+      long[] positions = decodePositions(encoded, recordCount);
+      if (positions == null) {
+        LOG.warn("{}: RECORD_POSITIONS does not hold one position per record; merging it by key", this);
+      }
+      return positions;
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("{}: malformed RECORD_POSITIONS ({}); merging it by key", this, e.toString());
+      return null;
+    }
+  }
+
+  /** Base64 of a portable Roaring64NavigableMap; null unless it holds {@code expected} non-negative positions. */
+  private static long[] decodePositions(String encoded, int expected) throws IOException {
+    Roaring64NavigableMap bitmap = new Roaring64NavigableMap();
+    byte[] bytes = Base64.getDecoder().decode(encoded);
+    bitmap.deserializePortable(new DataInputStream(new ByteArrayInputStream(bytes)));
+    if (bitmap.getLongCardinality() != expected) {
+      return null;
+    }
+    long[] positions = bitmap.toArray();
+    for (long p : positions) {
+      if (p < 0) {
+        return null; // above 2^63: no row position
+      }
+    }
+    return positions;
   }
 
   /** True for a rollback command block. */

@@ -1,7 +1,12 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.table.BaseFile;
+import io.hudimeta.table.FileNames;
 import java.io.IOException;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.Set;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.paths.SparkPath;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -21,7 +26,8 @@ import scala.Option;
 
 /**
  * Reads splits on executors. Base files go through Spark's own Parquet reader (vectorized
- * batches when every split of the scan is base-only); slices with log files are merged row by row.
+ * batches when every split of the scan is base-only); slices with log files are merged row by row, their
+ * base rows taken from vectorized batches when the merge schema allows.
  */
 final class HudiReaderFactory implements PartitionReaderFactory {
 
@@ -120,11 +126,36 @@ final class HudiReaderFactory implements PartitionReaderFactory {
       split.logFiles,
       mergeSchema,
       spec,
-      visibleInstants
+      visibleInstants,
+      baseInstant(split)
     );
-    PartitionReader<InternalRow> base =
-      split.baseFile == null ? null : baseRows(split, mergeSchema, mergeReader, mergeConf);
+    PartitionReader<InternalRow> base = split.baseFile == null ? null : mergeBaseRows(split);
     return new MergingReader(base, logs, required, rowFilter);
+  }
+
+  /** The instant that wrote the slice's base file (what RECORD_POSITIONS must refer to), or null. */
+  private static String baseInstant(SliceSplit split) {
+    BaseFile base = split.baseFile == null ? null : FileNames.parseBaseFile(new Path(split.baseFile).getName(), -1);
+    return base == null ? null : base.instantTime();
+  }
+
+  /**
+   * Every base row of a merged slice, in file order. Rows of vectorized batches skip the per-row copy into an
+   * UnsafeRow that Spark's row reader makes; MergingReader copies what it keeps.
+   */
+  private PartitionReader<InternalRow> mergeBaseRows(SliceSplit split) {
+    if (mergeReader.supportColumnarReads(split) && fileTypes(split, mergeSchema, mergeConf).equals(mergeSchema)) {
+      return new BatchRows(mergeReader.buildColumnarReader(file(split)));
+    }
+    return baseRows(split, mergeSchema, mergeReader, mergeConf);
+  }
+
+  /** The types to read `schema` in from the split's base file: other than `schema` for drifted columns. */
+  private StructType fileTypes(SliceSplit split, StructType schema, Broadcast<SerializableConfiguration> conf) {
+    if (drifted.stream().noneMatch(c -> hasField(schema, c))) {
+      return schema;
+    }
+    return FileTypes.fileReadSchema(schema, FileTypes.footerSchema(split.baseFile, conf.value().value()), drifted);
   }
 
   /** Base-file rows in `schema`; files holding a column whose type changed since are converted. */
@@ -134,14 +165,7 @@ final class HudiReaderFactory implements PartitionReaderFactory {
     FilePartitionReaderFactory reader,
     Broadcast<SerializableConfiguration> conf
   ) {
-    if (drifted.stream().noneMatch(c -> hasField(schema, c))) {
-      return reader.buildReader(file(split));
-    }
-    StructType fileTypes = FileTypes.fileReadSchema(
-      schema,
-      FileTypes.footerSchema(split.baseFile, conf.value().value()),
-      drifted
-    );
+    StructType fileTypes = fileTypes(split, schema, conf);
     if (fileTypes.equals(schema)) {
       return reader.buildReader(file(split));
     }
@@ -192,5 +216,39 @@ final class HudiReaderFactory implements PartitionReaderFactory {
       @Override
       public void close() throws IOException {}
     };
+  }
+
+  /** The rows of a columnar reader's batches; each row is a view into its batch, valid until the next call. */
+  private static final class BatchRows implements PartitionReader<InternalRow> {
+
+    private final PartitionReader<ColumnarBatch> batches;
+    private Iterator<InternalRow> rows = Collections.emptyIterator();
+    private InternalRow current;
+
+    BatchRows(PartitionReader<ColumnarBatch> batches) {
+      this.batches = batches;
+    }
+
+    @Override
+    public boolean next() throws IOException {
+      while (!rows.hasNext()) {
+        if (!batches.next()) {
+          return false;
+        }
+        rows = batches.get().rowIterator();
+      }
+      current = rows.next();
+      return true;
+    }
+
+    @Override
+    public InternalRow get() {
+      return current;
+    }
+
+    @Override
+    public void close() throws IOException {
+      batches.close();
+    }
   }
 }

@@ -10,6 +10,10 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * merged with the base file's rows. Merge rules follow Hudi's: commit-time ordering lets the later
  * write win; event-time ordering lets the later write win unless its ordering value is smaller.
  * A delete without an ordering value (Hudi writes 0) wins by log order alone.
+ *
+ * <p>Position-based merging (Apache Hudi 1.0): while every record came with its base-file row position, a base
+ * row finds its log record by position and its key is never read; one record merged by key turns that off, and
+ * every base row's key is read as before.
  */
 final class LogRecordBuffer {
 
@@ -35,8 +39,13 @@ final class LogRecordBuffer {
     }
   }
 
+  /** What a record merged by key passes as its position. */
+  static final long NO_POSITION = -1;
+
   private final MergeSpec spec;
   private final Map<String, Entry> entries = new LinkedHashMap<>();
+  /** The record key at each position the logs name; null once a record was merged by key. */
+  private PositionKeys keyAt = new PositionKeys();
 
   LogRecordBuffer(MergeSpec spec) {
     this.spec = spec;
@@ -46,8 +55,9 @@ final class LogRecordBuffer {
     return entries.size();
   }
 
-  void addRecord(InternalRow row) {
+  void addRecord(InternalRow row, long position) {
     String key = spec.key(row);
+    remember(position, key);
     InternalRow copy = row.copy();
     Entry e = spec.isSoftDeleted(copy)
       ? new Entry(null, spec.ordering(copy), false)
@@ -56,9 +66,18 @@ final class LogRecordBuffer {
   }
 
   @SuppressWarnings("rawtypes")
-  void addDelete(String key, Comparable ordering) {
+  void addDelete(String key, Comparable ordering, long position) {
+    remember(position, key);
     boolean natural = ordering == null || isDefault(ordering);
     put(key, new Entry(null, natural ? null : ordering, natural));
+  }
+
+  private void remember(long position, String key) {
+    if (position == NO_POSITION) {
+      keyAt = null; // this key may be at any base row: read every base row's key
+    } else if (keyAt != null && key != null) {
+      keyAt.put(position, key);
+    }
   }
 
   private void put(String key, Entry newer) {
@@ -81,9 +100,12 @@ final class LogRecordBuffer {
     return n.compareTo(o) >= 0;
   }
 
-  /** The row to emit for a base-file row (null when it is deleted); consumes the key's entry. */
-  InternalRow mergeBase(InternalRow base) {
-    String key = spec.key(base);
+  /**
+   * The row to emit for the base-file row at {@code position} (null when it is deleted); consumes the key's
+   * entry. A base row no log record names passes as it is, unless soft-deleted.
+   */
+  InternalRow mergeBase(InternalRow base, long position) {
+    String key = keyAt != null ? keyAt.get(position) : spec.key(base);
     Entry log = key == null ? null : entries.remove(key);
     if (log == null) {
       return spec.isSoftDeleted(base) ? null : base;

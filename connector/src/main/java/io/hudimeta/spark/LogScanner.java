@@ -16,6 +16,7 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -42,16 +43,22 @@ final class LogScanner {
     }
   }
 
+  /**
+   * The slice's log records; blocks whose RECORD_POSITIONS refer to the base file written at {@code baseInstant}
+   * (null: no base file) keep their positions, for a positional merge.
+   */
   static LogRecordBuffer scan(
     Configuration conf,
     String[] logFiles,
     StructType mergeSchema,
     MergeSpec spec,
-    Set<String> visibleInstants
+    Set<String> visibleInstants,
+    String baseInstant
   ) {
-    return scanWithInstants(conf, logFiles, mergeSchema, spec, visibleInstants).buffer;
+    return scanBlocks(conf, logFiles, mergeSchema, spec, visibleInstants, baseInstant).buffer;
   }
 
+  /** The log records merged by key (what a log compaction writes has no base file), with the valid instants. */
   static Result scanWithInstants(
     Configuration conf,
     String[] logFiles,
@@ -59,12 +66,23 @@ final class LogScanner {
     MergeSpec spec,
     Set<String> visibleInstants
   ) {
+    return scanBlocks(conf, logFiles, mergeSchema, spec, visibleInstants, null);
+  }
+
+  private static Result scanBlocks(
+    Configuration conf,
+    String[] logFiles,
+    StructType mergeSchema,
+    MergeSpec spec,
+    Set<String> visibleInstants,
+    String baseInstant
+  ) {
     Map<String, List<LogBlock>> byInstant = visibleBlocks(conf, logFiles, visibleInstants);
     List<String> order = mergeOrder(byInstant);
     LogRecordBuffer buffer = new LogRecordBuffer(spec);
     for (int i = order.size() - 1; i >= 0; i--) {
       for (LogBlock b : byInstant.get(order.get(i))) {
-        apply(b, buffer, mergeSchema, spec);
+        apply(b, buffer, mergeSchema, spec, baseInstant);
       }
     }
     return new Result(buffer, order);
@@ -130,24 +148,51 @@ final class LogScanner {
     }
   }
 
-  private static void apply(LogBlock block, LogRecordBuffer buffer, StructType mergeSchema, MergeSpec spec) {
+  private static void apply(
+    LogBlock block,
+    LogRecordBuffer buffer,
+    StructType mergeSchema,
+    MergeSpec spec,
+    String baseInstant
+  ) {
     block.checkSupported();
     switch (block.type()) {
       case AVRO_DATA:
-        block.avroRows(mergeSchema).forEach(buffer::addRecord);
+        addRecords(block, block.avroRows(mergeSchema), buffer, baseInstant);
         break;
       case PARQUET_DATA:
-        block.parquetRows(mergeSchema).forEach(buffer::addRecord);
+        addRecords(block, block.parquetRows(mergeSchema), buffer, baseInstant);
         break;
       case DELETE:
-        for (DeleteRecord d : block.deleteRecords()) {
-          buffer.addDelete(d.recordKey(), OrderingValues.normalize(d.orderingValue(), spec.orderingType));
-        }
+        addDeletes(block, block.deleteRecords(), buffer, spec, baseInstant);
         break;
       default:
         throw new UnsupportedOperationException(
           "hudi-meta: log block type " + block.type() + " in " + block.source() + " is not supported in data tables"
         );
+    }
+  }
+
+  /** Hudi's writer puts a block's records in position order: the i-th record is at the i-th position. */
+  private static void addRecords(LogBlock block, List<InternalRow> rows, LogRecordBuffer buffer, String baseInstant) {
+    long[] positions = block.recordPositions(baseInstant, rows.size());
+    for (int i = 0; i < rows.size(); i++) {
+      buffer.addRecord(rows.get(i), positions == null ? LogRecordBuffer.NO_POSITION : positions[i]);
+    }
+  }
+
+  private static void addDeletes(
+    LogBlock block,
+    List<DeleteRecord> deletes,
+    LogRecordBuffer buffer,
+    MergeSpec spec,
+    String baseInstant
+  ) {
+    long[] positions = block.recordPositions(baseInstant, deletes.size());
+    for (int i = 0; i < deletes.size(); i++) {
+      DeleteRecord d = deletes.get(i);
+      long position = positions == null ? LogRecordBuffer.NO_POSITION : positions[i];
+      buffer.addDelete(d.recordKey(), OrderingValues.normalize(d.orderingValue(), spec.orderingType), position);
     }
   }
 }

@@ -11,7 +11,9 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Snapshot of one merge-on-read file slice: base rows merged with the slice's log records, then
  * the log-only records. Rows are read in the merge schema (the requested columns first, then the
- * key, ordering and delete-marker columns merging needs) and cut down to the requested columns.
+ * key, ordering and delete-marker columns merging needs) and cut down to the requested columns. The base
+ * reader must give every row of the file in order (no filters): a row's count is its position, which
+ * position-based merging looks log records up by.
  */
 final class MergingReader implements PartitionReader<InternalRow> {
 
@@ -21,6 +23,7 @@ final class MergingReader implements PartitionReader<InternalRow> {
   private final StructField[] outFields;
   private Iterator<InternalRow> logOnly;
   private InternalRow current;
+  private long position; // of the next base row
 
   MergingReader(PartitionReader<InternalRow> base, LogRecordBuffer logs, StructType required, RowFilter filter) {
     this.base = base;
@@ -32,7 +35,7 @@ final class MergingReader implements PartitionReader<InternalRow> {
   @Override
   public boolean next() throws IOException {
     while (base != null && logOnly == null && base.next()) {
-      InternalRow merged = logs.mergeBase(base.get());
+      InternalRow merged = logs.mergeBase(base.get(), position++);
       if (merged != null && filter.keep(merged)) {
         current = project(merged);
         return true;
@@ -56,7 +59,7 @@ final class MergingReader implements PartitionReader<InternalRow> {
     for (int i = 0; i < values.length; i++) {
       values[i] = row.isNullAt(i) ? null : row.get(i, outFields[i].dataType());
     }
-    return new GenericInternalRow(values).copy(); // base rows come from a reused buffer
+    return new GenericInternalRow(values).copy(); // base rows (and their strings, structs) live in reused buffers
   }
 
   @Override
