@@ -65,7 +65,7 @@ def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, incoming: Da
     def run(batches):
         storage, base = Storage.for_uri(lookup.base_uri)
         for batch in batches:
-            found = [hit for s in batch.to_pylist() for hit in _slice_hits(s, lookup, storage, base, counters)]
+            found = [hit for s in batch.to_pylist() for hit in slice_hits(s, lookup, storage, base, counters)]
             yield pa.RecordBatch.from_pylist(found, schema=_FOUND_SCHEMA)
 
     return spark.createDataFrame(rows, SLICES_DDL).repartition(tasks).mapInArrow(run, FOUND_DDL)
@@ -74,7 +74,7 @@ def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, incoming: Da
 _FOUND_SCHEMA = pa.schema([("_hudi_k", pa.string()), ("_hudi_p", pa.string()), (FG, pa.string())])
 
 
-def _slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: Counters) -> list[dict]:
+def slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: Counters) -> list[dict]:
     partition, candidates = s["partition"], lookup.keys[s["partition"]]
     folder = posixpath.join(base, partition) if partition else base
     held: set[str] = set()

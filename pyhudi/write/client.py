@@ -12,6 +12,7 @@ import posixpath
 from dataclasses import dataclass, replace
 from typing import Iterator
 
+import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.window import Window
@@ -43,10 +44,12 @@ from pyhudi.write import (
     placement,
     record_index,
     simple_index,
+    small_batch,
     view,
 )
 from pyhudi.write.config import WriteConfig
-from pyhudi.write.executor import DELETE, FG, OP, UPDATE, WriteTask
+from pyhudi.write.executor import FG, WriteTask
+from pyhudi.write.placement import ClusteringConflictError
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
 from pyhudi.write.streaming import SINK_CHECKPOINT_KEY
 
@@ -60,10 +63,6 @@ class HudiWriteError(HudiError, ValueError):
     """A write refused before anything was written."""
 
 
-class ClusteringConflictError(HudiWriteError):
-    """Records of a file group under pending clustering would change (Hudi's SparkRejectUpdateStrategy)."""
-
-
 @dataclass(frozen=True)
 class _Plan:
     """What a write learns before its instant is requested."""
@@ -72,6 +71,7 @@ class _Plan:
     incoming: DataFrame | None = None  # the keyed batch (none for delete_partition)
     partitions: list[str] | None = None  # the batch's (delete_partition: its targets); None: not looked at
     records: int = 0
+    batch: pa.Table | None = None  # a small batch, in the driver (pyhudi.write.small_batch)
 
 
 def write_groups(work: DataFrame, task: WriteTask, tasks: int) -> list[WriteStat]:
@@ -289,6 +289,12 @@ class Writer:
         # the keyed batch feeds the partition counts, the tagging and the write: computed once
         incoming = incoming.persist()
         try:
+            batch = small_batch.collect(df, incoming, cfg)
+            if batch is not None:  # written in the driver if its partitions hold few slices
+                counts = small_batch.partition_counts(batch)
+                yield replace(self._view(list(counts)), incoming=incoming, partitions=list(counts), batch=batch,
+                              records=batch.num_rows)
+                return
             counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
             touched = list(counts)
             if self._located(incoming) is not None:  # the record index says where the batch's keys live
@@ -399,11 +405,15 @@ class Writer:
                                           fixed_ids=self._guard.fixed_bucket_ids(cfg.operation))
             self._note_key_changes(located, replaced, upserts_known=False)
             return self._run_write(located, instant, writer_schema, plan.slices), replaced
+        if plan.batch is not None and len(plan.slices) <= small_batch.MAX_SLICES:
+            small = placement.SmallFiles(cfg, plan.slices, self._held(), cfg.inserts_to_logs, self._base_size)
+            return small_batch.write(plan.batch, plan.slices, cfg, self._task(instant, writer_schema),
+                                     small, self.path, self._held_by_clustering()), replaced
         # tagging joins the batch with every key of the affected partitions: keep its result, the
         # insert counts, the touched file groups and the write all read it
         tagged_keys = self._tag(plan).persist()
         self._cached.append(tagged_keys)  # until the commit: the record index's changes are read from it
-        self._refuse_updates_under_clustering(tagged_keys)
+        placement.refuse_tagged_updates_under_clustering(self.path, tagged_keys, self._held_by_clustering())
         tagged, _ = self._assign_inserts(tagged_keys, plan.slices)
         self._note_key_changes(tagged, replaced)
         stats = self._run_write(tagged, instant, writer_schema, plan.slices)
@@ -441,20 +451,8 @@ class Writer:
             self._plans = held_file_groups(self._timeline)
         return self._plans
 
-    def _refuse_updates_under_clustering(self, tagged: DataFrame) -> None:
-        held = {k: i for k, i in self._held().items() if i.action == "clustering"}
-        if not held:
-            return
-        hits = (tagged.filter(F.col(OP).isin(UPDATE, DELETE) & F.col(FG).isin([fid for _, fid in held]))
-                .select("_hoodie_partition_path", FG).distinct().limit(3).collect())
-        hits = [(p, fid) for p, fid in hits if (p, fid) in held]
-        if hits:
-            p, fid = hits[0]
-            t = held[(p, fid)].requested_time
-            raise ClusteringConflictError(
-                f"this write updates records of file group {fid} in partition {p or '(none)'}, which the pending "
-                f"clustering {t} rewrites ({o.CLUSTERING_UPDATES_STRATEGY.key}: updates are refused); run it "
-                f"first (pyhudi cluster {self.path} --instant {t}) and write again")
+    def _held_by_clustering(self) -> dict[tuple[str, str], Instant]:
+        return {k: i for k, i in self._held().items() if i.action == "clustering"}
 
     def _replaced(self, plan: _Plan) -> dict[str, list[str]]:
         """partition -> the file groups a replacecommit replaces."""

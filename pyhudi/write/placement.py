@@ -10,10 +10,36 @@ from typing import Callable, Container
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from pyhudi.config import options as o
+from pyhudi.errors import HudiError
 from pyhudi.table import file_names as filenames
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.write.config import WriteConfig
-from pyhudi.write.executor import BASE, FG, INSERT, OP
+from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OP, UPDATE
+
+
+class ClusteringConflictError(HudiError, ValueError):
+    """Records of a file group under pending clustering would change (Hudi's SparkRejectUpdateStrategy)."""
+
+
+def refuse_updates_under_clustering(path: str, updated: list[tuple[str, str]], held: dict) -> None:
+    """Fails a write that updates or deletes records of (partition, file id) groups a pending clustering rewrites."""
+    hits = [k for k in updated if k in held]
+    if hits:
+        p, fid = hits[0]
+        t = held[(p, fid)].requested_time
+        raise ClusteringConflictError(
+            f"this write updates records of file group {fid} in partition {p or '(none)'}, which the pending "
+            f"clustering {t} rewrites ({o.CLUSTERING_UPDATES_STRATEGY.key}: updates are refused); run it "
+            f"first (pyhudi cluster {path} --instant {t}) and write again")
+
+
+def refuse_tagged_updates_under_clustering(path: str, tagged: DataFrame, held: dict) -> None:
+    """refuse_updates_under_clustering for a tagged batch in Spark."""
+    if held:
+        hits = (tagged.filter(F.col(OP).isin(UPDATE, DELETE) & F.col(FG).isin([fid for _, fid in held]))
+                .select("_hoodie_partition_path", FG).distinct().limit(3).collect())
+        refuse_updates_under_clustering(path, [(p, fid) for p, fid in hits], held)
 
 
 @dataclass(frozen=True)
@@ -47,20 +73,26 @@ class SmallFiles:
         return small, min(capacity, per_file * max(1, len(small)))
 
 
-def assign_inserts(spark: SparkSession, tagged: DataFrame, small: SmallFiles
-                   ) -> tuple[DataFrame, dict[str, list[str]]]:
-    """FG for new records (OP = I): small files first, then new file groups; (rows, partition -> groups)."""
+def insert_groups(small: SmallFiles, counts: dict[str, int]) -> dict[str, list[str]]:
+    """partition -> the file groups its `counts[partition]` new records spread over: small files, then new ones."""
     cfg = small.cfg
-    counts = {r[0]: r[1] for r in tagged.filter(F.col(OP) == INSERT)
-              .groupBy("_hoodie_partition_path").count().collect()}
-    if not counts:
-        return tagged, {}
     per_file = max(1, cfg.max_file_size // max(1, cfg.record_size_estimate))
     buckets: dict[str, list[str]] = {}
     for partition, n in counts.items():
         picked, capacity = small.pick(partition, per_file, n)
         need_new = 0 if capacity >= n else math.ceil((n - capacity) / per_file)
         buckets[partition] = picked + [filenames.new_file_id() for _ in range(need_new)]
+    return buckets
+
+
+def assign_inserts(spark: SparkSession, tagged: DataFrame, small: SmallFiles
+                   ) -> tuple[DataFrame, dict[str, list[str]]]:
+    """FG for new records (OP = I): small files first, then new file groups; (rows, partition -> groups)."""
+    counts = {r[0]: r[1] for r in tagged.filter(F.col(OP) == INSERT)
+              .groupBy("_hoodie_partition_path").count().collect()}
+    if not counts:
+        return tagged, {}
+    buckets = insert_groups(small, counts)
     rows = [(p, i, fg) for p, fgs in buckets.items() for i, fg in enumerate(fgs)]
     mapping = spark.createDataFrame(rows, "_hudi_mp string, _hudi_mi int, _hudi_mfg string")
     sizes = spark.createDataFrame([(p, len(f)) for p, f in buckets.items()], "_hudi_sp string, _hudi_sn int")

@@ -18,7 +18,7 @@ from pyhudi.write.hudi_table import HudiTable
 SCHEMA = "id string, ts long, region string"
 OPTS = {"hoodie.table.name": "bloom", "hoodie.datasource.write.recordkey.field": "id",
         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "region",
-        "hoodie.index.type": "BLOOM"}
+        "hoodie.index.type": "BLOOM", "pyhudi.write.small.batch.max.records": "0"}  # the executors' lookups
 LOG_INDEXING = {"hoodie.datasource.write.table.type": "MERGE_ON_READ", "pyhudi.bloom.index.log.files.enable": "true"}
 
 

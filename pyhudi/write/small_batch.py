@@ -1,0 +1,123 @@
+"""Small batches written in the driver (issue 17's small commits). Tagging, placing and writing a batch of a
+hundred records through Spark costs a dozen jobs; a batch of at most pyhudi.write.small.batch.max.records
+records whose partitions hold few file slices is instead taken to the driver once (one job) and written there
+by the executors' own functions: keys found by reading the touched slices' files (pyhudi.write.bloom_index:
+files whose key range and bloom filter exclude every key are not read; log files are always read, as the
+simple index's merged read sees their keys), new records placed by Hudi's small-file rules
+(pyhudi.write.placement), each file group written by executor.write_group."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql import DataFrame
+
+from pyhudi.storage import Storage
+from pyhudi.table.file_slices import FileSlice
+from pyhudi.table.write_stat import WriteStat
+from pyhudi.write import bloom_index, executor, placement
+from pyhudi.write.config import WriteConfig
+from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OP, SQL_DELETE, UPDATE, WriteTask
+
+MAX_SLICES = 200  # more file slices in the touched partitions: their footers are read by executor tasks
+
+
+MAX_BYTES = 64 << 20  # inputs Spark's plan sizes bigger than this are not tried as small batches
+UNKNOWN_SIZE = 2**63 - 1  # what Spark's plan says of an input it cannot size (an RDD, say)
+
+
+def collect(df: DataFrame, incoming: DataFrame, cfg: WriteConfig) -> pa.Table | None:
+    """The keyed batch (cached by the caller) in the driver when this write may go through it: a small upsert,
+    insert or delete tagged by a partition-local index that reads keys (SIMPLE, BLOOM), with no record index or
+    CDC log to keep, of at most small.batch.max.records records. Taking up to one record more costs a job over a
+    few cached partitions of a big batch, none for inputs Spark's plan knows to be big."""
+    if not (cfg.small_batch_max_records and cfg.operation in ("upsert", "insert", "delete")
+            and cfg.index_type in ("SIMPLE", "BLOOM") and not cfg.maintains_record_index and not cfg.cdc_mode
+            and SQL_DELETE not in df.columns and _may_be_small(df)):
+        return None
+    batch = incoming.limit(cfg.small_batch_max_records + 1).toArrow()
+    return batch if 0 < batch.num_rows <= cfg.small_batch_max_records else None
+
+
+def _may_be_small(df: DataFrame) -> bool:
+    try:
+        size = int(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString())
+    except Exception:  # noqa: BLE001 - a plan Spark cannot size may be small
+        return True
+    return size <= MAX_BYTES or size >= UNKNOWN_SIZE
+
+
+def partition_counts(batch: pa.Table) -> dict[str, int]:
+    counts = pc.value_counts(batch.column("_hoodie_partition_path")).to_pylist()
+    return {c["values"]: c["counts"] for c in counts}
+
+
+def write(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, task: WriteTask, small: placement.SmallFiles,
+          path: str, clustering: dict) -> list[WriteStat]:
+    """Tags, places and writes the keyed batch; the write stats of every file written. `clustering`: the
+    (partition, file id) groups pending clusterings hold, whose records must not change."""
+    tagged = _tagged(batch, slices, cfg, task.base_uri)
+    updated = pc.is_in(tagged.column(OP), pa.array([UPDATE, DELETE]))
+    keys = zip(tagged.column("_hoodie_partition_path").filter(updated).to_pylist(),
+               tagged.column(FG).filter(updated).to_pylist())
+    placement.refuse_updates_under_clustering(path, sorted(set(keys)), clustering)
+    tagged = _placed(tagged, small)
+    base_of = {s.file_id: s.base for s in slices}
+    tagged = tagged.append_column(BASE, pa.array([base_of.get(f) for f in tagged.column(FG).to_pylist()],
+                                                  pa.string()))
+    stats = []
+    for fg in pc.unique(tagged.column(FG)).to_pylist():
+        out = executor.write_group(tagged.filter(pc.equal(tagged.column(FG), fg)), task)
+        stats += [WriteStat.from_row(r) for r in out.to_pylist()]
+    return stats
+
+
+def _tagged(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, base_uri: str) -> pa.Table:
+    """The batch with FG (the key's file group, or null) and OP; deletes of keys the table lacks dropped."""
+    keys: dict[str, list[str]] = {}
+    for k, p in zip(batch.column("_hoodie_record_key").to_pylist(), batch.column("_hoodie_partition_path").to_pylist()):
+        keys.setdefault(p, []).append(k)
+    found: dict[tuple[str, str], str] = {}
+    if cfg.operation != "insert":
+        lookup = bloom_index.Lookup(base_uri, keys, cfg.bloom_prune_by_ranges, log_files=True)
+        storage, base = Storage.for_uri(base_uri)
+        counters = _Counts()
+        for s in slices:
+            if s.partition in keys:
+                row = {"partition": s.partition, "file_id": s.file_id, "base": s.base, "logs": list(s.logs)}
+                for hit in bloom_index.slice_hits(row, lookup, storage, base, counters):
+                    found[(hit["_hudi_k"], hit["_hudi_p"])] = hit[FG]
+    pairs = zip(batch.column("_hoodie_record_key").to_pylist(), batch.column("_hoodie_partition_path").to_pylist())
+    fgs = [found.get(kp) for kp in pairs]
+    known = DELETE if cfg.operation == "delete" else UPDATE
+    ops = [known if f is not None else INSERT for f in fgs]
+    tagged = batch.append_column(FG, pa.array(fgs, pa.string())).append_column(OP, pa.array(ops, pa.string()))
+    return tagged.filter(pc.not_equal(tagged.column(OP), INSERT)) if cfg.operation == "delete" else tagged
+
+
+def _placed(tagged: pa.Table, small: placement.SmallFiles) -> pa.Table:
+    """New records get their file groups: small files first, then new ones (spread in turn)."""
+    is_insert = pc.equal(tagged.column(OP), INSERT).to_numpy(zero_copy_only=False)
+    if not is_insert.any():
+        return tagged
+    partitions = tagged.column("_hoodie_partition_path").to_pylist()
+    counts: dict[str, int] = {}
+    for p in np.asarray(partitions, dtype=object)[is_insert]:
+        counts[p] = counts.get(p, 0) + 1
+    groups = placement.insert_groups(small, counts)
+    fgs, seen = tagged.column(FG).to_pylist(), dict.fromkeys(counts, 0)
+    for i in np.flatnonzero(is_insert):
+        p = partitions[i]
+        fgs[i] = groups[p][seen[p] % len(groups[p])]
+        seen[p] += 1
+    return tagged.set_column(tagged.column_names.index(FG), FG, pa.array(fgs, pa.string()))
+
+
+class _Counts:
+    """bloom_index's counters, kept in the driver."""
+
+    def __init__(self):
+        self.counts = dict.fromkeys(bloom_index.COUNTERS, 0)
+
+    def add(self, name: str, n: int = 1) -> None:
+        self.counts[name] += n

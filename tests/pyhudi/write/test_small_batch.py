@@ -1,0 +1,74 @@
+"""Small batches written in the driver (pyhudi.write.small_batch): a 100-record upsert or delete runs a handful of
+Spark jobs instead of a dozen, and leaves the same table as the executors' path (pyhudi.write.small.batch.max.records
+= 0): same records through the connector and hudi-rs, same file groups."""
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from pyhudi.write.hudi_table import HudiTable
+
+SCHEMA = "id string, ts long, region string, v double"
+OPTS = {"hoodie.table.name": "small", "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "region"}
+REGIONS = ("eu", "us", "ap")
+
+
+def _rows(spark, ids, ts):
+    return spark.createDataFrame([(f"k{i:05d}", ts, REGIONS[i % 3], float(i * ts)) for i in ids], SCHEMA)
+
+
+def _jobs(spark) -> int:
+    """The newest job's id: ids grow by one per job (the tracker keeps only the last thousand jobs)."""
+    return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None), default=-1)
+
+
+def _hudi_rs(path) -> dict:
+    from hudi import HudiTableBuilder
+
+    t = pa.Table.from_batches(HudiTableBuilder.from_base_uri(path).build().read())
+    return {k: (ts, v) for k, ts, v in zip(*(t.column(c).to_pylist() for c in ("id", "ts", "v")))}
+
+
+def _groups(path) -> dict[str, int]:
+    """partition -> file groups on disk."""
+    return {p.name: len({f.name.lstrip(".").split("_")[0] for f in p.iterdir() if not f.name.startswith(".hoodie")})
+            for p in Path(path).iterdir() if p.name in REGIONS}
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_small_upserts_and_deletes_run_few_jobs_and_write_what_the_executor_path_writes(spark, tmp_path, table_type):
+    tables, jobs = {}, {}
+    for name, limit in (("driver", "10000"), ("executors", "0")):
+        path = str(tmp_path / name)
+        table = HudiTable(spark, path, {**OPTS, "hoodie.datasource.write.table.type": table_type,
+                                        "pyhudi.write.small.batch.max.records": limit})
+        table.insert(_rows(spark, range(3000), 1))
+        start = _jobs(spark)
+        table.upsert(_rows(spark, [i * 37 % 3000 for i in range(90)] + list(range(3000, 3010)), 2))
+        table.delete(_rows(spark, [5, 6, 7, 4000], 3))  # 4000 is not in the table
+        jobs[name] = _jobs(spark) - start
+        tables[name] = path
+    want = {f"k{i:05d}": (1, float(i)) for i in range(3000)}
+    want.update({f"k{i:05d}": (2, float(i * 2)) for i in [i * 37 % 3000 for i in range(90)] + list(range(3000, 3010))})
+    for i in (5, 6, 7):
+        want.pop(f"k{i:05d}", None)
+    for name, path in tables.items():
+        read = HudiTable(spark, path, {}).read()
+        assert {r["id"]: (r["ts"], r["v"]) for r in read.collect()} == want == _hudi_rs(path), name
+    assert _groups(tables["driver"]) == _groups(tables["executors"])
+    assert jobs["driver"] <= 10 < jobs["executors"]  # two writes: at most five jobs each
+
+
+def test_a_batch_over_the_limit_goes_to_the_executors(spark, tmp_path):
+    path = str(tmp_path / "t")
+    table = HudiTable(spark, path, {**OPTS, "pyhudi.write.small.batch.max.records": "50"})
+    table.insert(_rows(spark, range(100), 1))
+    start = _jobs(spark)
+    table.upsert(_rows(spark, range(60), 2))
+    assert _jobs(spark) - start > 6
+    start = _jobs(spark)
+    table.upsert(_rows(spark, range(40), 3))
+    assert _jobs(spark) - start <= 6
+    got = {r["id"]: r["ts"] for r in table.read().collect()}
+    assert got == {f"k{i:05d}": 3 if i < 40 else 2 if i < 60 else 1 for i in range(100)}
