@@ -201,9 +201,9 @@ BLOOM_PRUNE_BY_RANGES = _define("hoodie.bloom.index.prune.by.ranges", True, bool
 BLOOM_INDEX_LOG_FILES = _define(
     "pyhudi.bloom.index.log.files.enable", False, boolean,
     "pyhudi's log-file indexing (RFC-06), merge-on-read with hoodie.index.type=BLOOM: inserts join the log files of "
-    "small file groups instead of new base files, and bloom lookups read the key summaries of log blocks (min/max "
-    "key and bloom filter in the footer of Parquet data blocks, the metadata table's column_stats and "
-    "bloom_filters entries of log files), skipping blocks that cannot hold a key. pyhudi's own key (Apache Hudi's "
+    "small file groups instead of new base files, Parquet log data blocks (unless "
+    "hoodie.logfile.data.block.format is given) carry a bloom filter and min/max keys in their footer, and bloom "
+    "lookups skip log blocks whose summary excludes every key. pyhudi's own key (Apache Hudi's "
     "bloom index does not look in log files): leave it off for tables Hudi's writers also write to.")
 RECORD_INDEX_UPDATE_PARTITION_PATH = _define(
     "hoodie.record.index.update.partition.path", False, boolean,

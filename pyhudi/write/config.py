@@ -133,7 +133,7 @@ class WriteConfig:
             hive_style=o.HIVE_STYLE.get(merged), url_encode=o.URL_ENCODE.get(merged),
             small_file_limit=o.SMALL_FILE_LIMIT.get(merged), max_file_size=o.MAX_FILE_SIZE.get(merged),
             record_size_estimate=o.RECORD_SIZE_ESTIMATE.get(merged),
-            log_block_format=o.LOG_BLOCK_FORMAT.get(merged), record_positions=o.WRITE_RECORD_POSITIONS.get(merged),
+            log_block_format=_log_block_format(merged), record_positions=o.WRITE_RECORD_POSITIONS.get(merged),
             bloom_prune_by_ranges=o.BLOOM_PRUNE_BY_RANGES.get(merged),
             bloom_log_files=o.BLOOM_INDEX_LOG_FILES.get(merged),
             small_batch_max_records=o.SMALL_BATCH_MAX_RECORDS.get(merged),
@@ -153,6 +153,13 @@ class WriteConfig:
             index_async=o.METADATA_INDEX_ASYNC.get(merged),
             cdc_mode=o.CDC_LOGGING_MODE.get(merged) if o.CDC_ENABLED.get(merged) else None,
         )
+
+
+def _log_block_format(options: Mapping[str, str]) -> str:
+    """Parquet data blocks under log-file indexing unless asked otherwise: only they hold key summaries."""
+    if o.LOG_BLOCK_FORMAT.given(options) is None and o.BLOOM_INDEX_LOG_FILES.get(options):
+        return "parquet"
+    return o.LOG_BLOCK_FORMAT.get(options)
 
 
 def _ordering_field(merged) -> str | None:

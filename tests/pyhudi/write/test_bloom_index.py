@@ -71,11 +71,13 @@ def test_only_files_whose_range_and_bloom_may_hold_a_key_are_read(spark, tmp_pat
     assert len(list(Path(path, "eu").glob("*.parquet"))) >= 2
 
 
-@pytest.mark.parametrize("block_format", ["parquet", "avro"])
+@pytest.mark.parametrize("block_format", ["parquet", "avro", None])
 def test_log_file_indexing_puts_inserts_in_logs_and_finds_them_there(spark, tmp_path, caplog, block_format):
     caplog.set_level(logging.INFO, logger="pyhudi.write.client")
-    path = str(tmp_path / block_format)
-    table = HudiTable(spark, path, {**OPTS, **LOG_INDEXING, "hoodie.logfile.data.block.format": block_format})
+    path = str(tmp_path / str(block_format))
+    given = {"hoodie.logfile.data.block.format": block_format} if block_format else {}
+    table = HudiTable(spark, path, {**OPTS, **LOG_INDEXING, **given})
+    block_format = block_format or "parquet"  # the default under log-file indexing: blocks with key summaries
     table.insert(_rows(spark, [f"k{i:03d}" for i in range(20)], 1))
     (base,) = Path(path, "eu").glob("*.parquet")
     table.upsert(_rows(spark, ["n001", "n002", "k003"], 2))  # two inserts and an update: one log block
