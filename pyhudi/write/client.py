@@ -15,7 +15,6 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.window import Window
 
 from pyhudi.avro import schema as avro_schema
 from pyhudi.config import options as o
@@ -236,12 +235,17 @@ class Writer:
         if cfg.ordering_field and cfg.ordering_field not in cols and cfg.operation != "delete":
             raise HudiWriteError(f"ordering field {cfg.ordering_field} ({o.PRECOMBINE_FIELD.key}) "
                                  f"is not a column of the input; its columns are: {', '.join(df.columns)}")
-        null_key = F.lit(False)
-        for f in cfg.record_key_fields:
-            null_key = null_key | F.col(f).isNull()
-        if df.filter(null_key).limit(1).count():
-            raise HudiWriteError(f"the input has rows with a null record key ({', '.join(cfg.record_key_fields)}); "
-                                 "every record needs a key")
+        # a small batch to an existing table has its keys checked in the driver (_planned): no job here
+        self._null_keys_unchecked = self.props is not None and small_batch.may_apply(cfg, df)
+        if not self._null_keys_unchecked:
+            self._refuse_null_keys(df)
+
+    def _refuse_null_keys(self, df: DataFrame, batch: pa.Table | None = None) -> None:
+        keys = self.cfg.record_key_fields
+        if small_batch.has_null_keys(batch, keys) if batch is not None else \
+                df.filter(keygen.null_key(keys)).limit(1).count():
+            raise HudiWriteError(f"the input has rows with a null record key ({', '.join(keys)}); every record "
+                                 "needs a key")
 
     def _schema_for(self, df: DataFrame | None) -> dict:
         """The table's Avro schema after this write: the input's columns, checked against (evolving) its current one."""
@@ -286,10 +290,12 @@ class Writer:
             if cfg.table_type == "MERGE_ON_READ" or not plan.slices:  # no old rows to merge with:
                 yield replace(plan, incoming=incoming)  # each row is read once, straight into the write
                 return
+        batch = small_batch.collect(self._keyed(df), cfg) if self._null_keys_unchecked else None
+        if self._null_keys_unchecked:
+            self._refuse_null_keys(df, batch)
         # the keyed batch feeds the partition counts, the tagging and the write: computed once
         incoming = incoming.persist()
         try:
-            batch = small_batch.collect(df, incoming, cfg)
             if batch is not None:  # written in the driver if its partitions hold few slices
                 counts = small_batch.partition_counts(batch)
                 yield replace(self._view(list(counts)), incoming=incoming, partitions=list(counts), batch=batch,
@@ -319,25 +325,19 @@ class Writer:
     def _batch_partitions(self, df: DataFrame) -> list[str]:
         return [r[0] for r in df.select(keygen.partition_path(self.cfg)).distinct().collect()]
 
+    def _keyed(self, df: DataFrame) -> DataFrame:
+        return keygen.with_keys(df.drop(*[c for c in df.columns if c in avro_schema.META_FIELDS
+                                          and c not in ("_hoodie_record_key", "_hoodie_partition_path")]), self.cfg)
+
     def _incoming(self, df: DataFrame) -> DataFrame:
         cfg = self.cfg
-        keyed = keygen.with_keys(df.drop(*[c for c in df.columns if c in avro_schema.META_FIELDS
-                                           and c not in ("_hoodie_record_key", "_hoodie_partition_path")]), cfg)
+        keyed = self._keyed(df)
         if cfg.operation in ("upsert", "delete"):
-            keyed = self._dedupe(keyed)
+            keyed = keygen.precombined(keyed, cfg.ordering_field, self._tasks())
         if cfg.index_type == "BUCKET":
             keyed = keyed.withColumn(bucket_index.BUCKET, bucket_index.bucket_column(self.spark, cfg))
         return keyed
 
-    def _dedupe(self, df: DataFrame) -> DataFrame:
-        """One record per key, the one with the greatest ordering value (Hudi's precombine)."""
-        order = F.col(self.cfg.ordering_field).desc_nulls_last() if self.cfg.ordering_field and \
-            self.cfg.ordering_field in df.columns else F.monotonically_increasing_id().desc()
-        w = Window.partitionBy("_hoodie_record_key").orderBy(order)
-        # the window's shuffle sized like the write: with Spark's 200 default partitions (which
-        # adaptive execution does not coalesce once cached) every later pass runs 200 tasks
-        df = df.repartition(self._tasks(), "_hoodie_record_key")
-        return df.withColumn("_hudi_rn", F.row_number().over(w)).filter("_hudi_rn = 1").drop("_hudi_rn")
 
     def _start_state(self) -> tuple[str | None, str]:
         """The timeline as this write found it, after rolling back dead writes: (last completed

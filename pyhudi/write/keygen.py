@@ -8,6 +8,7 @@ import re
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.window import Window
 
 from pyhudi.config import options as o
 from pyhudi.write.config import WriteConfig
@@ -72,7 +73,27 @@ def _timestamp_value(cfg: WriteConfig, field: str) -> Column:
     return F.date_format(F.from_utc_timestamp(ts, o.TS_TIMEZONE.get(opts)), o.TS_OUTPUT_FORMAT.get(opts))
 
 
+def null_key(fields: list[str]) -> Column:
+    """True for a row with a null record key field."""
+    found = F.lit(False)
+    for f in fields:
+        found = found | F.col(f).isNull()
+    return found
+
+
 def with_keys(df: DataFrame, cfg: WriteConfig) -> DataFrame:
     """`df` plus _hoodie_record_key and _hoodie_partition_path."""
     return (df.withColumn("_hoodie_record_key", record_key(cfg))
               .withColumn("_hoodie_partition_path", partition_path(cfg)))
+
+
+def precombined(df: DataFrame, ordering_field: str | None, tasks: int) -> DataFrame:
+    """One record per key, the one with the greatest ordering value (Hudi's precombine); the last one given
+    without an ordering field."""
+    order = F.col(ordering_field).desc_nulls_last() if ordering_field and ordering_field in df.columns \
+        else F.monotonically_increasing_id().desc()
+    w = Window.partitionBy("_hoodie_record_key").orderBy(order)
+    # the window's shuffle sized like the write: with Spark's 200 default partitions (which
+    # adaptive execution does not coalesce once cached) every later pass runs 200 tasks
+    df = df.repartition(tasks, "_hoodie_record_key")
+    return df.withColumn("_hudi_rn", F.row_number().over(w)).filter("_hudi_rn = 1").drop("_hudi_rn")

@@ -26,17 +26,40 @@ MAX_BYTES = 64 << 20  # inputs Spark's plan sizes bigger than this are not tried
 UNKNOWN_SIZE = 2**63 - 1  # what Spark's plan says of an input it cannot size (an RDD, say)
 
 
-def collect(df: DataFrame, incoming: DataFrame, cfg: WriteConfig) -> pa.Table | None:
-    """The keyed batch (cached by the caller) in the driver when this write may go through it: a small upsert,
-    insert or delete tagged by a partition-local index that reads keys (SIMPLE, BLOOM), with no record index or
-    CDC log to keep, of at most small.batch.max.records records. Taking up to one record more costs a job over a
-    few cached partitions of a big batch, none for inputs Spark's plan knows to be big."""
-    if not (cfg.small_batch_max_records and cfg.operation in ("upsert", "insert", "delete")
-            and cfg.index_type in ("SIMPLE", "BLOOM") and not cfg.maintains_record_index and not cfg.cdc_mode
-            and SQL_DELETE not in df.columns and _may_be_small(df)):
+def may_apply(cfg: WriteConfig, df: DataFrame) -> bool:
+    """Whether a write may go through the driver: a small upsert, insert or delete tagged by a partition-local
+    index that reads keys (SIMPLE, BLOOM), with no record index or CDC log to keep, of an input Spark's plan
+    does not know to be big."""
+    return bool(cfg.small_batch_max_records and cfg.operation in ("upsert", "insert", "delete")
+                and cfg.index_type in ("SIMPLE", "BLOOM") and not cfg.maintains_record_index and not cfg.cdc_mode
+                and SQL_DELETE not in df.columns and _may_be_small(df))
+
+
+def collect(keyed: DataFrame, cfg: WriteConfig) -> pa.Table | None:
+    """The keyed batch in the driver, one record per key for upserts and deletes (Hudi's precombine), when it
+    holds at most small.batch.max.records records; taking one more costs a job over a few partitions of a big
+    batch. No shuffle: the batch is deduplicated here."""
+    batch = keyed.limit(cfg.small_batch_max_records + 1).toArrow()
+    if not 0 < batch.num_rows <= cfg.small_batch_max_records:
         return None
-    batch = incoming.limit(cfg.small_batch_max_records + 1).toArrow()
-    return batch if 0 < batch.num_rows <= cfg.small_batch_max_records else None
+    return _deduped(batch, cfg) if cfg.operation in ("upsert", "delete") else batch
+
+
+def _deduped(batch: pa.Table, cfg: WriteConfig) -> pa.Table:
+    """The record with the greatest ordering value of each key (nulls lose), the last one given on a tie."""
+    order = pa.array(np.arange(batch.num_rows))
+    keys = [("_hoodie_record_key", "ascending")]
+    if cfg.ordering_field and cfg.ordering_field in batch.column_names:
+        keys.append((cfg.ordering_field, "descending"))
+    ranked = batch.append_column("_hudi_i", order).sort_by(keys + [("_hudi_i", "descending")], null_placement="at_end")
+    k = ranked.column("_hoodie_record_key").to_numpy(zero_copy_only=False)
+    first = np.r_[True, k[1:] != k[:-1]] if len(k) else np.zeros(0, bool)
+    kept = ranked.filter(pa.array(first)).sort_by("_hudi_i")  # input order, as the write would see it
+    return kept.drop_columns(["_hudi_i"])
+
+
+def has_null_keys(batch: pa.Table, fields: list[str]) -> bool:
+    return any(batch.column(f).null_count for f in fields)
 
 
 def _may_be_small(df: DataFrame) -> bool:

@@ -72,3 +72,17 @@ def test_a_batch_over_the_limit_goes_to_the_executors(spark, tmp_path):
     assert _jobs(spark) - start <= 6
     got = {r["id"]: r["ts"] for r in table.read().collect()}
     assert got == {f"k{i:05d}": 3 if i < 40 else 2 if i < 60 else 1 for i in range(100)}
+
+
+def test_a_small_batch_keeps_the_greatest_ordering_value_of_each_key(spark, tmp_path):
+    got = {}
+    for name, limit in (("driver", "10000"), ("executors", "0")):
+        table = HudiTable(spark, str(tmp_path / name), {**OPTS, "pyhudi.write.small.batch.max.records": limit})
+        table.insert(_rows(spark, range(10), 1))
+        rows = [("k00001", 5, "us", 1.0), ("k00001", 9, "us", 2.0), ("k00001", None, "us", 3.0),
+                ("k00002", 4, "ap", 4.0), ("k00002", 4, "ap", 5.0), ("k00099", 7, "eu", 6.0)]
+        table.upsert(spark.createDataFrame(rows, SCHEMA))
+        got[name] = {r["id"]: (r["ts"], r["v"]) for r in table.read().collect()}
+    assert got["driver"]["k00001"] == got["executors"]["k00001"] == (9, 2.0)
+    assert got["driver"]["k00099"] == (7, 6.0) and got["driver"]["k00002"][0] == 4
+    assert set(got["driver"]) == set(got["executors"]) and len(got["driver"]) == 11
