@@ -11,8 +11,10 @@ JOB = textwrap.dedent("""
     import pyhudi
     spark = pyhudi.spark_session(**{"spark.master": "local[1]", "spark.ui.enabled": "false"})
     df = spark.createDataFrame([("k1", 1, "a")], "id string, ts long, v string")
+    # no small-batch write in the driver: the files are written by Python workers on executors
     pyhudi.HudiTable(spark, TABLE, {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
-                                    "hoodie.datasource.write.precombine.field": "ts"}).insert(df)
+                                    "hoodie.datasource.write.precombine.field": "ts",
+                                    "pyhudi.write.small.batch.max.records": "0"}).insert(df)
     print("ROWS", spark.read.format("hudi-meta").load(TABLE).count())
 """)
 
