@@ -1,12 +1,14 @@
 package io.hudimeta.spark;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.ProjectingInternalRow;
 import org.apache.spark.sql.connector.read.PartitionReader;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Snapshot of one merge-on-read file slice: base rows merged with the slice's log records, then
@@ -20,7 +22,7 @@ final class MergingReader implements PartitionReader<InternalRow> {
   private final PartitionReader<InternalRow> base;
   private final LogRecordBuffer logs;
   private final RowFilter filter;
-  private final StructField[] outFields;
+  private final ProjectingInternalRow view;
   private Iterator<InternalRow> logOnly;
   private InternalRow current;
   private long position; // of the next base row
@@ -29,7 +31,11 @@ final class MergingReader implements PartitionReader<InternalRow> {
     this.base = base;
     this.logs = logs;
     this.filter = filter;
-    this.outFields = required.fields();
+    List<Object> ordinals = new ArrayList<>();
+    for (int i = 0; i < required.fields().length; i++) {
+      ordinals.add(i);
+    }
+    this.view = ProjectingInternalRow.apply(required, CollectionConverters.asScala(ordinals).toIndexedSeq());
   }
 
   @Override
@@ -54,12 +60,13 @@ final class MergingReader implements PartitionReader<InternalRow> {
     return false;
   }
 
+  /**
+   * The requested columns of `row`, which lead the merge schema: a view, no copy. Spark's own file readers hand
+   * out reused rows too; the scan's projection turns each into an UnsafeRow before asking for the next one.
+   */
   private InternalRow project(InternalRow row) {
-    Object[] values = new Object[outFields.length];
-    for (int i = 0; i < values.length; i++) {
-      values[i] = row.isNullAt(i) ? null : row.get(i, outFields[i].dataType());
-    }
-    return new GenericInternalRow(values).copy(); // base rows (and their strings, structs) live in reused buffers
+    view.project(row);
+    return view;
   }
 
   @Override
