@@ -475,7 +475,7 @@ class Writer:
         return WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                          self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING", cfg.log_block_format,
                          cfg.compression, inserts_to_logs=self.cfg.inserts_to_logs, cdc_mode=cfg.cdc_mode,
-                         merge_base_file=True, record_positions=cfg.record_positions,
+                         merge_base_file=True, record_positions=cfg.writes_positions,
                          key_summaries=cfg.inserts_to_logs and cfg.index_type == "BLOOM")
 
     def _tasks(self) -> int:

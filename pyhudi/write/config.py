@@ -68,6 +68,12 @@ class WriteConfig:
         return self.operation == "bulk_insert" and self.index_type != "BUCKET"
 
     @property
+    def writes_positions(self) -> bool:
+        """Log blocks carry record positions when the index learns them from the keys it reads (as Hudi: the
+        bucket and record indexes do not read base files, which the positions would cost a read of each)."""
+        return self.record_positions and self.index_type in ("SIMPLE", "GLOBAL_SIMPLE", "BLOOM")
+
+    @property
     def inserts_to_logs(self) -> bool:
         """Merge-on-read tagged by an index that finds keys in log files (the record index; the bloom index with
         log-file indexing, RFC-06): inserts into existing file groups go to their log files (Hudi's

@@ -73,12 +73,18 @@ def test_no_positions_when_turned_off_or_when_a_block_holds_inserts(spark, tmp_p
     table.insert(_rows(spark, range(10), 1))
     table.upsert(_rows(spark, [3, 5], 2))
     assert [b for _, b in _log_blocks(off) if HeaderKey.RECORD_POSITIONS in b.header] == []
+    bucket = str(tmp_path / "bucket")  # the bucket index reads no keys: no positions, as in Hudi
+    table = HudiTable(spark, bucket, {**OPTS, "hoodie.index.type": "BUCKET", "hoodie.bucket.index.num.buckets": "2"})
+    table.insert(_rows(spark, range(10), 1))
+    table.upsert(_rows(spark, [3, 5], 2))
+    assert _log_blocks(bucket) and [b for _, b in _log_blocks(bucket) if HeaderKey.RECORD_POSITIONS in b.header] == []
     assert [b for _, b in _log_blocks(off) if HeaderKey.BASE_FILE_INSTANT_TIME_OF_RECORD_POSITIONS in b.header] == []
 
-    # under the record index, inserts join the log files of small groups: a block with records the base file
+    # under log-file indexing, inserts join the log files of small groups: a block with records the base file
     # lacks has no positions at all (Hudi's rule), and reads stay right
     mixed = str(tmp_path / "mixed")
-    table = HudiTable(spark, mixed, {**OPTS, "hoodie.index.type": "RECORD_INDEX"})
+    table = HudiTable(spark, mixed, {**OPTS, "hoodie.index.type": "BLOOM", "hoodie.logfile.data.block.format": "avro",
+                                     "pyhudi.bloom.index.log.files.enable": "true"})
     table.insert(_rows(spark, range(10), 1))
     table.upsert(_rows(spark, [3, 5, 11, 12], 2))
     (block,) = [b for _, b in _log_blocks(mixed)]
