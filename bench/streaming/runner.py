@@ -14,7 +14,6 @@ inserted and the latest amount of each key; hudi-rs counts the snapshot too."""
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import os
 import shutil
@@ -26,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from bench import datagen
+from bench.latency.runner import _load, _settle  # the sub-benches settle and sample load alike
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "streaming")
 DEFAULT_ROOT = os.path.join("/tmp", "pyhudi-bench", "streaming")
@@ -197,16 +197,6 @@ def latest_slices(path: str) -> dict | None:
 # ---------------------------------------------------------------- measuring
 
 
-def _settle(spark) -> None:
-    gc.collect()
-    spark._jvm.java.lang.System.gc()
-
-
-def _load() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:
-        return None
 
 
 def _df(spark, table: pa.Table):
