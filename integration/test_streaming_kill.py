@@ -8,6 +8,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -38,19 +39,30 @@ def _source(root: Path) -> dict:
     return {k: (r["ts"], r["p"], r["v"]) for k, r in expected.items()}
 
 
-def _run(args, kill_after=None):
+def _run(args, kill_at=None, delay=0.0):
+    """The streaming query; with `kill_at`, SIGKILLed `delay` seconds after the table holds that many written
+    batches (or at once if the query ends first): kills land inside batches however fast the machine is."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
     proc = subprocess.Popen([sys.executable, str(Path(__file__).parent / "streaming_writer.py"), *args], env=env,
                             cwd=str(PROJECT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if kill_after is None:
+    if kill_at is None:
         _, err = proc.communicate(timeout=900)
         assert proc.returncode == 0, err[-3000:]
         return
+    table, deadline = args[1], time.monotonic() + 600
+    while proc.poll() is None and time.monotonic() < deadline and _written(table) < kill_at:
+        time.sleep(0.05)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+
+
+def _written(table: str) -> int:
+    """Batches the table's completed writes hold so far (0 while the query is creating it)."""
     try:
-        proc.wait(timeout=kill_after)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGKILL)
-        proc.communicate()
+        return len(_batches(table)[0]) if Path(table, ".hoodie", "hoodie.properties").exists() else 0
+    except (OSError, ValueError):  # a timeline caught mid-write: look again
+        return 0
 
 
 def _batches(path):
@@ -70,8 +82,8 @@ def test_killed_streaming_query_writes_every_batch_exactly_once(spark, tmp_path)
     args = [str(tmp_path / "source"), table, checkpoint, "MERGE_ON_READ"]
     rng = random.Random(7)
     progress = []
-    for _ in range(5):
-        _run(args, kill_after=rng.uniform(14, 40))  # the JVM takes ~15 s to start: kills land in batches
+    for at in (1, 3, 5, 7, 9):  # kills land inside a batch: after `at` batches, at a random point of the next
+        _run(args, kill_at=at, delay=rng.uniform(0, 1.0))
         progress.append(len(_batches(table)[0]) if Path(table, ".hoodie").exists() else 0)
     assert any(0 < done < FILES for done in progress), progress  # some kill interrupted the stream midway
     _run(args)

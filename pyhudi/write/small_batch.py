@@ -20,8 +20,6 @@ from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OP, SQL_DELETE, UPDATE, WriteTask
 
 MAX_SLICES = 200  # more file slices in the touched partitions: their footers are read by executor tasks
-
-
 MAX_BYTES = 64 << 20  # inputs Spark's plan sizes bigger than this are not tried as small batches
 UNKNOWN_SIZE = 2**63 - 1  # what Spark's plan says of an input it cannot size (an RDD, say)
 
