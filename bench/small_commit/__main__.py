@@ -1,0 +1,95 @@
+"""Small commits (issue 17): one 100-row upsert of existing keys into a 10,000-row table of 3 partitions - pyhudi
+(SIMPLE index) through the driver-side small-batch write and through the executors
+(pyhudi.write.small.batch.max.records=0), COW and MOR, next to delta-rs merging the same rows into the same table;
+median of 7 commits after 2 warm-ups, and Spark jobs per commit.
+
+    python -m bench.small_commit            # writes bench/results/small_commit/report.md (about 2 minutes)
+"""
+import os
+import shutil
+import statistics
+import tempfile
+import time
+
+import pyarrow as pa
+
+WORK = os.path.join(tempfile.gettempdir(), "pyhudi-bench", "small_commit")
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "small_commit")
+SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("region", pa.string()), ("v", pa.float64())])
+REGIONS = ("a", "b", "c")
+WARMUP, RUNS = 2, 7
+
+
+def _base() -> list[tuple]:
+    return [(f"k{i:05d}", 1, REGIONS[i % 3], 1.0 * i) for i in range(10000)]
+
+
+def _batch(r: int) -> list[tuple]:
+    keys = [(i * 37 + r) % 10000 for i in range(100)]
+    return [(f"k{k:05d}", 2 + r, REGIONS[k % 3], 2.0) for k in keys]
+
+
+def _pyhudi(spark, table_type: str, limit: str) -> tuple[float, float]:
+    from pyhudi.write.hudi_table import HudiTable
+
+    tracker = spark.sparkContext.statusTracker()
+    path = os.path.join(WORK, f"{table_type}_{limit}")
+    shutil.rmtree(path, ignore_errors=True)
+    table = HudiTable(spark, path, {
+        "hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "region",
+        "hoodie.datasource.write.table.type": table_type, "hoodie.compact.inline": "false",
+        "pyhudi.write.small.batch.max.records": limit})
+    ddl = "id string, ts long, region string, v double"
+    table.insert(spark.createDataFrame(_base(), ddl))
+    times, jobs = [], []
+    for r in range(WARMUP + RUNS):
+        df = spark.createDataFrame(_batch(r), ddl)
+        first = max(tracker.getJobIdsForGroup(None), default=-1)
+        start = time.perf_counter()
+        table.upsert(df)
+        if r >= WARMUP:
+            times.append(time.perf_counter() - start)
+            jobs.append(max(tracker.getJobIdsForGroup(None), default=-1) - first)
+    return statistics.median(times), statistics.median(jobs)
+
+
+def _delta_rs() -> float:
+    import deltalake
+
+    path = os.path.join(WORK, "delta")
+    shutil.rmtree(path, ignore_errors=True)
+    rows = lambda data: pa.Table.from_pylist([dict(zip(SCHEMA.names, r)) for r in data], SCHEMA)  # noqa: E731
+    deltalake.write_deltalake(path, rows(_base()), partition_by=["region"])
+    times = []
+    for r in range(WARMUP + RUNS):
+        start = time.perf_counter()
+        (deltalake.DeltaTable(path).merge(rows(_batch(r)), "t.id = s.id AND t.region = s.region", source_alias="s",
+                                          target_alias="t")
+         .when_matched_update_all().when_not_matched_insert_all().execute())
+        if r >= WARMUP:
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    from pyhudi import spark_session
+
+    spark = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
+                             "spark.sql.shuffle.partitions": "2"})
+    out = {f"pyhudi {tt} {label}": _pyhudi(spark, tt, limit) for tt in ("COPY_ON_WRITE", "MERGE_ON_READ")
+           for label, limit in (("small-batch write in the driver", "10000"), ("executors", "0"))}
+    out["delta-rs merge"] = (_delta_rs(), 0)
+    lines = ["# Small commits: one 100-row upsert into a 10,000-row table", "",
+             f"Command: `python -m bench.small_commit`, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}; "
+             f"median of {RUNS} commits after {WARMUP} warm-ups, local[2].", "",
+             "| system | median | Spark jobs per commit |", "| --- | --- | --- |"]
+    lines += [f"| {k} | {t * 1000:.0f} ms | {j:g} |" for k, (t, j) in out.items()]
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, "report.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
