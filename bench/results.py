@@ -23,7 +23,7 @@ def save(path: str, doc: dict) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=False)
+        json.dump(doc, f, indent=1, sort_keys=False, default=str)  # dates and paths as text
         f.write("\n")
     os.replace(tmp, path)
 

@@ -10,6 +10,7 @@ import os
 import sys
 import time
 
+from bench import results
 from bench.measure import fmt_seconds, summarize
 from bench.planning import build, systems
 
@@ -222,7 +223,4 @@ def code_state() -> dict:
 
 
 def _save(doc: dict, out: str) -> None:
-    tmp = os.path.join(out, "results.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1, default=str)
-    os.replace(tmp, os.path.join(out, "results.json"))
+    results.save(os.path.join(out, "results.json"), doc)

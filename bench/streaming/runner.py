@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from bench import datagen
 from bench.latency.runner import _load, _settle  # the sub-benches settle and sample load alike
+from bench.results import save
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "streaming")
 DEFAULT_ROOT = os.path.join("/tmp", "pyhudi-bench", "streaming")
@@ -355,12 +356,7 @@ def _same_data(old: dict, params: dict) -> bool:
 
 
 def _save(doc: dict, out: str) -> None:
-    os.makedirs(out, exist_ok=True)
-    tmp = os.path.join(out, "results.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1, default=str)
-        f.write("\n")
-    os.replace(tmp, os.path.join(out, "results.json"))
+    save(os.path.join(out, "results.json"), doc)
 
 
 def run(commits: int = DEFAULT_COMMITS, inserts: int = DEFAULT_INSERTS, updates: int = DEFAULT_UPDATES,
