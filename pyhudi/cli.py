@@ -13,11 +13,13 @@
   pyhudi savepoint create|list|delete PATH [--instant T] [--user U] [--comments C]
                                              keep a commit's files, so the table can be restored to it
   pyhudi restore PATH --to T                 roll the table back to its savepoint at T
-  pyhudi index create PATH [--type record_index]
+  pyhudi index create PATH [--type record_index | --type secondary --column C [--name N]]
                                              build an index while writers go on (the indexing action; Spark)
   pyhudi index list PATH                     the metadata table's index partitions (built or being built)
   pyhudi index lookup PATH KEY...            where the record index says each record key lives
-  pyhudi index drop PATH --type record_index drop an index partition (writes that enable it build it again)
+  pyhudi index lookup --name N PATH VALUE... the record keys secondary index N holds for each value
+  pyhudi index drop PATH [--type record_index | --name N]
+                                             drop an index partition (writes that enable it build it again)
   pyhudi timeline-server PATH --port N       serve the table's file-system view to writers (Hudi RFC-03;
                                              runs a JVM, not Spark), until killed
 """
@@ -274,35 +276,41 @@ def _metadata_writer(path: str) -> MetadataWriter:
 
 def cmd_index(args, console: Console) -> int:
     from pyhudi.metadata import record_index as ri
-    from pyhudi.metadata.keys import RECORD_INDEX
+    from pyhudi.metadata.keys import RECORD_INDEX, is_secondary_index
     from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
     from pyhudi.metadata.state import MdtState
 
+    part = _index_partition(args)
     if args.action == "create":
         from pyhudi.services import indexing
-        done = indexing.create(_spark(), args.path, args.type, _options(args.option), progress=console.print)
-        console.print(f"indexing {done.requested_time} completed: {args.type} is built")
+        done = indexing.create(_spark(), args.path, part, _options(args.option), progress=console.print,
+                               column=args.column)
+        console.print(f"indexing {done.requested_time} completed: {part} is built")
         return 0
     mdt = _metadata_writer(args.path)
     built = completed_partitions(mdt.data_props) if mdt.exists() else []
     if args.action == "list":
         state = MdtState(mdt) if built else None
-        for part in built:
-            console.print(f"{part}: built, {len(state.latest(part))} file groups")
-        for part in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):
-            console.print(f"{part}: being built")
+        for p in built:
+            console.print(f"{p}: built, {len(state.latest(p))} file groups")
+        for p in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):
+            console.print(f"{p}: being built")
         return 0
-    if RECORD_INDEX not in built:
-        console.print(f"[red]error:[/red] {args.path} has no record index; write with "
-                      "hoodie.metadata.record.index.enable=true (or hoodie.index.type=RECORD_INDEX) to build it")
+    if part not in built:
+        what = "record index; write with hoodie.metadata.record.index.enable=true (or hoodie.index.type=" \
+               "RECORD_INDEX) to build it" if part == RECORD_INDEX else f"{part}; pyhudi index create builds it"
+        console.print(f"[red]error:[/red] {args.path} has no {what}")
         return 2
     if args.action == "drop":
-        mdt.drop_partitions([RECORD_INDEX])
-        console.print(f"dropped {RECORD_INDEX} of {args.path}")
+        dropped = [part] + ([p for p in built if is_secondary_index(p)] if part == RECORD_INDEX else [])
+        _drop_indexes(mdt, dropped)
+        console.print(f"dropped {', '.join(dropped)} of {args.path}")
         return 0
     if not args.keys:
-        console.print("[red]error:[/red] index lookup needs at least one KEY")
+        console.print("[red]error:[/red] index lookup needs at least one KEY (or VALUE with --name)")
         return 2
+    if part != RECORD_INDEX:
+        return _secondary_lookup(mdt, part, args.keys, console)
     found = mdt.read_partition(RECORD_INDEX, keys=args.keys)
     for key in args.keys:
         where = ri.location_of(found[key]) if key in found else None
@@ -312,6 +320,42 @@ def cmd_index(args, console: Console) -> int:
             partition, file_id, millis = where
             console.print(f"{key}: partition {partition or '(none)'}, file group {file_id}, placed at "
                           f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(millis / 1000))}", soft_wrap=True)
+    return 0
+
+
+def _index_partition(args) -> str:
+    """The MDT partition an index command names: record_index, or secondary_index_<name>."""
+    from pyhudi.metadata import secondary_index as si
+
+    if args.type == "record_index" and not args.name:
+        if args.column:
+            raise SystemExit("error: --column goes with --type secondary")
+        return "record_index"
+    if args.action == "create" and not args.column:
+        raise SystemExit("error: a secondary index needs --column COLUMN")
+    if not (args.name or args.column):
+        raise SystemExit("error: name the secondary index: --name NAME")
+    return si.partition_of(args.name or f"{args.column}_idx")
+
+
+def _drop_indexes(mdt, parts: list[str]) -> None:
+    from pyhudi.table import index_definitions
+
+    mdt.drop_partitions(parts)
+    for p in parts:
+        index_definitions.remove(mdt.storage, mdt.base_path, mdt.data_props, p)
+
+
+def _secondary_lookup(mdt, part: str, values: list[str], console: Console) -> int:
+    from pyhudi.metadata import secondary_index as si
+
+    found = mdt.read_partition(part, prefixes=[si.value_prefix(v) for v in values])
+    keys: dict[str, list[str]] = {}
+    for entry in sorted(found):
+        value, key = si.split_key(entry)
+        keys.setdefault(value, []).append(key)
+    for value in values:
+        console.print(f"{value}: " + (", ".join(keys[value]) if value in keys else "no record"), soft_wrap=True)
     return 0
 
 
@@ -382,8 +426,11 @@ def main(argv: list[str] | None = None) -> int:
                                       "lookup KEY..., drop")
     ix.add_argument("action", choices=("create", "list", "lookup", "drop"))
     ix.add_argument("path", help="table base path (local path or URI)")
-    ix.add_argument("keys", nargs="*", metavar="KEY", help="record keys to look up")
-    ix.add_argument("--type", default="record_index", choices=("record_index",), help="the index (create, drop)")
+    ix.add_argument("keys", nargs="*", metavar="KEY", help="record keys (or, with --name, values) to look up")
+    ix.add_argument("--type", default="record_index", choices=("record_index", "secondary"),
+                    help="the index (create, drop); a secondary index is named by --name")
+    ix.add_argument("--column", help="the column a secondary index covers (create)")
+    ix.add_argument("--name", help="a secondary index's name (secondary_index_<name>; default <column>_idx)")
     ix.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="an Apache Hudi option, e.g. hoodie.metadata.record.index.min.filegroup.count=4; repeatable")
     ix.set_defaults(fn=cmd_index)

@@ -236,6 +236,10 @@ RECORD_INDEX_ENABLE = _define("hoodie.metadata.record.index.enable", False, bool
                               "record_index partition of the metadata table: record key -> file group, kept by "
                               "every write and service; built from the table's records by the first write "
                               "that enables it. Writes that leave it off drop it (Apache Hudi does the same).")
+SECONDARY_INDEX_ENABLE = _define("hoodie.metadata.index.secondary.enable", True, boolean,
+                                 "Keep the table's secondary indexes (pyhudi index create --type secondary) right "
+                                 "with every write that keeps the record index; false drops them (as Apache "
+                                 "Hudi does). They need the record index: a write without it drops them too.")
 METADATA_INDEX_ASYNC = _define("hoodie.metadata.index.async", False, boolean,
                                "Leave building index partitions (record_index) to the indexing action "
                                "(pyhudi index create) instead of the first write that enables them; writers "

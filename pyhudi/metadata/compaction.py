@@ -6,7 +6,6 @@ import time
 from typing import TYPE_CHECKING
 
 from pyhudi.metadata import contents
-from pyhudi.metadata.layout import SUPPORTED_PARTITIONS
 from pyhudi.metadata.reader import read_slice
 from pyhudi.metadata.schema import schema_text_without_meta_fields
 from pyhudi.metadata.state import MdtState
@@ -97,7 +96,7 @@ def compact_slice(writer: "MetadataWriter", state: MdtState, part: str, sl: File
 
 def rollback_compaction(writer: "MetadataWriter", inst: Instant) -> None:
     """Removes the base files of a compaction that never completed, then its instant files."""
-    for part in SUPPORTED_PARTITIONS:
+    for part in writer.partition_dirs():
         for e in writer.storage.list(f"{writer.mdt_path}/{part}"):
             parsed = None if e.is_dir else file_id_and_instant(e.name)
             if parsed and parsed[1] == inst.requested_time and not parsed[2]:

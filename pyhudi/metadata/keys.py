@@ -21,6 +21,7 @@ COLUMN_STATS = "column_stats"
 BLOOM_FILTERS = "bloom_filters"
 RECORD_INDEX = "record_index"
 PARTITION_STATS = "partition_stats"
+SECONDARY_INDEX_PREFIX = "secondary_index_"  # + the index name: one MDT partition per secondary index
 
 # Initialisation order (MetadataPartitionType enum order) of the partitions this writer builds.
 PARTITION_ORDER = (FILES, COLUMN_STATS, BLOOM_FILTERS, RECORD_INDEX, PARTITION_STATS)
@@ -87,9 +88,16 @@ def file_group_index(key: str, file_group_count: int) -> int:
     return abs(java_rem(java_abs(java_string_hash(key)), file_group_count))
 
 
+def is_secondary_index(mdt_partition: str) -> bool:
+    return mdt_partition.startswith(SECONDARY_INDEX_PREFIX) and len(mdt_partition) > len(SECONDARY_INDEX_PREFIX)
+
+
 def file_group_id(mdt_partition: str, index: int) -> str:
-    """`files-0000-0`, `col-stats-0001-0`, ...: prefix + 4-digit index + "-0"."""
+    """`files-0000-0`, `col-stats-0001-0`, `secondary-index-rider-idx-0003-0`, ...: prefix + 4-digit index +
+    "-0" (a secondary index's prefix is its partition name with `_` -> `-`)."""
+    if is_secondary_index(mdt_partition):
+        return f"{mdt_partition.replace('_', '-')}-{index:04d}-0"
     if mdt_partition not in FILE_ID_PREFIX:
         raise MetadataRecordError(f"unknown metadata partition {mdt_partition!r}; "
-                                  f"known: {', '.join(FILE_ID_PREFIX)}")
+                                  f"known: {', '.join(FILE_ID_PREFIX)}, secondary_index_<name>")
     return f"{FILE_ID_PREFIX[mdt_partition]}{index:04d}-0"

@@ -6,7 +6,15 @@ from __future__ import annotations
 from typing import Mapping
 
 from pyhudi.metadata.errors import MetadataTableError
-from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_ORDER, PARTITION_STATS, RECORD_INDEX
+from pyhudi.metadata.keys import (
+    BLOOM_FILTERS,
+    COLUMN_STATS,
+    FILES,
+    PARTITION_ORDER,
+    PARTITION_STATS,
+    RECORD_INDEX,
+    is_secondary_index,
+)
 from pyhudi.table import properties
 
 METADATA_FOLDER = "metadata"
@@ -20,6 +28,10 @@ DEFAULT_PARTITIONS = (FILES, COLUMN_STATS, BLOOM_FILTERS, PARTITION_STATS)
 SUPPORTED_PARTITIONS = DEFAULT_PARTITIONS + (RECORD_INDEX,)
 # built from the data table's records, not from a listing: by a Spark job (pyhudi.write.record_index)
 RECORD_BUILT_PARTITIONS = (RECORD_INDEX,)
+
+
+def record_built(partition: str) -> bool:
+    return partition in RECORD_BUILT_PARTITIONS or is_secondary_index(partition)
 
 
 def metadata_path(base_path: str) -> str:
@@ -79,12 +91,19 @@ def completed_partitions(data_props: Mapping[str, str]) -> list[str]:
     return [p for p in PARTITION_ORDER if p in listed] + [p for p in listed if p not in PARTITION_ORDER]
 
 
+def is_supported(partition: str) -> bool:
+    """Whether this writer can maintain an MDT partition: the fixed ones and every secondary index."""
+    return partition in SUPPORTED_PARTITIONS or is_secondary_index(partition)
+
+
 def validate_partitions(partitions: list[str]) -> list[str]:
-    """The partitions a writer is asked to maintain, checked, in initialisation order."""
-    unknown = [p for p in partitions if p not in SUPPORTED_PARTITIONS]
+    """The partitions a writer is asked to maintain, checked, in initialisation order (secondary
+    indexes last, as given)."""
+    unknown = [p for p in partitions if not is_supported(p)]
     if unknown or FILES not in partitions:
         raise MetadataTableError(f"metadata partitions {partitions} are not valid: 'files' is required and "
-                                 f"the supported ones are {', '.join(SUPPORTED_PARTITIONS)}")
+                                 f"the supported ones are {', '.join(SUPPORTED_PARTITIONS)}, secondary_index_<name>")
     if PARTITION_STATS in partitions and COLUMN_STATS not in partitions:
         raise MetadataTableError("partition_stats needs column_stats")
-    return [p for p in PARTITION_ORDER if p in partitions]
+    return [p for p in PARTITION_ORDER if p in partitions] + list(dict.fromkeys(p for p in partitions
+                                                                              if is_secondary_index(p)))

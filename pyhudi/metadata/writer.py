@@ -21,6 +21,7 @@ blocks and delete blocks, one directory per MDT partition, file groups `files-00
 """
 from __future__ import annotations
 
+import functools
 import logging
 import posixpath
 from typing import Callable, Iterable, Mapping
@@ -32,18 +33,18 @@ from pyhudi.metadata import commit as commit_mod
 from pyhudi.metadata import compaction, reader
 from pyhudi.metadata import initialize as init_mod
 from pyhudi.metadata.errors import MetadataTableError
-from pyhudi.metadata.keys import DEFAULT_FILE_GROUP_COUNT, FILES, PARTITION_STATS, RECORD_INDEX
+from pyhudi.metadata.keys import DEFAULT_FILE_GROUP_COUNT, FILES, PARTITION_STATS, RECORD_INDEX, is_secondary_index
 from pyhudi.metadata.layout import (
     DEFAULT_PARTITIONS,
     INFLIGHT_PARTITIONS_KEY,
     INIT_INSTANT_PREFIX,
     PARTITIONS_KEY,
-    RECORD_BUILT_PARTITIONS,
-    SUPPORTED_PARTITIONS,
     completed_partitions,
     csv,
+    is_supported,
     metadata_path,
     next_init_instant,
+    record_built,
     validate_partitions,
 )
 from pyhudi.metadata.locks import HANDOFF_LOCK, HEARTBEAT_EXPIRY_S, HEARTBEAT_FILE, HandoffLock, Heartbeat, age_s
@@ -66,6 +67,8 @@ def _no_progress(stage: str, detail: str) -> None:
 
 # what writes the record_index log files of a deltacommit: (instant, file-group count) -> their write stats
 RecordIndexWrite = Callable[[str, int], list[dict]]
+# what writes a secondary index's log files of a deltacommit: (MDT partition, instant, file-group count) -> stats
+SecondaryIndexWrite = Callable[[str, str, int], list[dict]]
 # actions that can add, move or remove record keys: without the record-index changes of one of them,
 # the record index would go stale, so it is dropped instead (the next write with it enabled rebuilds it)
 KEY_CHANGING_ACTIONS = ("commit", "deltacommit", "replacecommit", "clustering")
@@ -114,6 +117,10 @@ class MetadataWriter:
     def partitions(self) -> list[str]:
         """MDT partitions the data table lists as completed and this writer maintains."""
         return [p for p in completed_partitions(self.data_props) if p in self.maintained]
+
+    def partition_dirs(self) -> list[str]:
+        """The MDT partition folders on storage (built, being built, or left by a build that died)."""
+        return sorted(e.name for e in self.storage.list(self.mdt_path) if e.is_dir and is_supported(e.name))
 
     def _live_partitions(self) -> list[str]:
         """The partitions commits write to: the completed ones, or the ones being built."""
@@ -182,7 +189,7 @@ class MetadataWriter:
         data_timeline = data_timeline or self.data_timeline()
         data = DataTimeline(data_timeline)
         parts = [p for p in self.maintained if (p != PARTITION_STATS or self._is_partitioned())
-                 and p not in RECORD_BUILT_PARTITIONS]
+                 and not record_built(p)]
         # readers skip a metadata table whose partitions are inflight: a crash from here on is harmless
         self._save_data_props({PARTITIONS_KEY: "", INFLIGHT_PARTITIONS_KEY: ",".join(sorted(parts))})
         self.storage.mkdirs(f"{self.mdt_path}/.hoodie/.heartbeat")
@@ -231,7 +238,7 @@ class MetadataWriter:
         """Drops the MDT partitions the data table lists as built but this writer does not
         maintain. Returns the partitions dropped."""
         dropped = [p for p in completed_partitions(self.data_props)
-                   if p in SUPPORTED_PARTITIONS and p not in self.maintained]
+                   if is_supported(p) and p not in self.maintained]
         self.drop_partitions(dropped)
         return dropped
 
@@ -291,7 +298,8 @@ class MetadataWriter:
                replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
                deleted_files: Mapping[str, Iterable[str]] | None = None, *,
                deleted_partitions: Iterable[str] = (), operation: str | None = None,
-               schema: str | None = None, record_index: RecordIndexWrite | None = None) -> Instant:
+               schema: str | None = None, record_index: RecordIndexWrite | None = None,
+               secondary_index: SecondaryIndexWrite | None = None) -> Instant:
         """Writes the MDT deltacommit of data instant `instant` (call it before completing the
         data instant) and returns the completed MDT instant.
 
@@ -302,6 +310,7 @@ class MetadataWriter:
         operation (delete_partition also drops the partitions' statistics). `schema`: the
         writer schema of this instant (column selection; the latest committed one when None).
         `record_index`: writes the instant's record_index log files (when the record index is built).
+        `secondary_index`: writes each secondary index's log files (None: the commit changes no entry).
         """
         if not self.exists() or FILES not in self._live_partitions():
             raise MetadataTableError(f"{self.base_path} has no metadata table; initialize() it first")
@@ -309,14 +318,15 @@ class MetadataWriter:
         _, state = catch_up_mod.catch_up(self, None)
         return self.commit_now(instant, action, write_stats, replaced_file_ids, deleted_files,
                                deleted_partitions=deleted_partitions, operation=operation, schema=schema, state=state,
-                               record_index=record_index)
+                               record_index=record_index, secondary_index=secondary_index)
 
     def commit_now(self, instant: str, action: str, write_stats: Iterable[WriteStat],
                    replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
                    deleted_files: Mapping[str, Iterable[str]] | None = None, *,
                    deleted_partitions: Iterable[str] = (), operation: str | None = None,
                    schema: str | None = None, state: MdtState | None = None,
-                   record_index: RecordIndexWrite | None = None) -> Instant:
+                   record_index: RecordIndexWrite | None = None,
+                   secondary_index: SecondaryIndexWrite | None = None) -> Instant:
         """`commit` without catching up first (what the catch-up applies instants with)."""
         state = state or MdtState(self)
         self.rollback_failed(state)
@@ -324,6 +334,7 @@ class MetadataWriter:
             self.rollback(instant)  # a retry of the same data instant: apply it afresh
         state = MdtState(self)
         external = self._record_index_write(state, action, record_index)
+        external.update(self._secondary_index_write(state, action, record_index, secondary_index))
         records, deletes = self.instant_records(state, instant, action, write_stats, replaced_file_ids,
                                                 deleted_files, deleted_partitions=deleted_partitions,
                                                 operation=operation, schema=schema)
@@ -346,6 +357,22 @@ class MetadataWriter:
                 self.drop_partitions([RECORD_INDEX])
             return {}
         return {RECORD_INDEX: lambda instant: record_index(instant, count)}
+
+    def _secondary_index_write(self, state: MdtState, action: str, record_index: RecordIndexWrite | None,
+                               secondary_index: SecondaryIndexWrite | None) -> dict[str, Callable[[str], list[dict]]]:
+        """Each secondary index's files of this commit. Without the record index's changes, a key-changing
+        commit leaves them stale: they are dropped (a secondary index needs the record index anyway)."""
+        parts = [p for p in self._live_partitions() if is_secondary_index(p)]
+        if not parts:
+            return {}
+        if secondary_index is None:
+            if record_index is None and action in KEY_CHANGING_ACTIONS:
+                log.warning("the %s at hand does not say which record keys it changed: dropping the secondary "
+                            "indexes %s of %s", action, ", ".join(parts), self.base_path)
+                self.drop_partitions(parts)
+            return {}
+        counts = {p: len(state.latest(p)) for p in parts}
+        return {p: functools.partial(secondary_index, p, count=counts[p]) for p in parts}
 
     def instant_records(self, state: MdtState, instant: str, action: str, write_stats: Iterable[WriteStat],
                         replaced_file_ids: Mapping[str, Iterable[str]] | None = None,
@@ -382,7 +409,7 @@ class MetadataWriter:
         for inst in found:
             if inst.state == COMPLETED:
                 self.storage.delete(f"{tl.dir}/{inst.file_name(2)}")
-        for part in SUPPORTED_PARTITIONS:
+        for part in self.partition_dirs():
             for e in self.storage.list(f"{self.mdt_path}/{part}"):
                 parsed = None if e.is_dir else file_id_and_instant(e.name)
                 if parsed and parsed[1] == instant:

@@ -10,7 +10,9 @@ deltacommit `t` (so every later write's entries, at later instants, override the
 listed as built -> `<t>_<c>.indexing` (HoodieIndexCommitMetadata). Writers that find the build running
 commit under the same lock (`pyhudi.write.client`), so no write is missed by both.
 
-Only record_index is built this way (the other partitions come from a listing: `pyhudi metadata create`).
+record_index and secondary indexes (`secondary_index_<name>` on one column, defined in the table's index
+definitions before the build starts, so writers keep it from then on) are built this way; the other partitions
+come from a listing (`pyhudi metadata create`).
 """
 from __future__ import annotations
 
@@ -25,19 +27,21 @@ from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import commit as mdt_commit
-from pyhudi.metadata.keys import RECORD_INDEX
+from pyhudi.metadata.keys import RECORD_INDEX, is_secondary_index
 from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
 from pyhudi.metadata.locks import HEARTBEAT_FILE, Heartbeat
 from pyhudi.metadata.record_index import Sizing
 from pyhudi.metadata.state import MdtState
 from pyhudi.services.instant import Progress, ServiceTable, checked, no_progress
+from pyhudi.table import index_definitions
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import COMPLETED, Instant, Timeline
-from pyhudi.write import record_index
+from pyhudi.write import record_index, secondary_index
+from pyhudi.write.simple_index import READ_OPTIONS
 
 log = logging.getLogger(__name__)
 
-BUILT_BY_INDEXING = (RECORD_INDEX,)
+BUILT_BY_INDEXING = (RECORD_INDEX, "secondary_index_<name>")
 WAIT_FOR_OLDER_WRITES_S = 600  # how long the hand-over waits for writes requested before the indexing
 _KEY_WRITES = ("commit", "deltacommit", "replacecommit", "clustering")
 
@@ -47,15 +51,16 @@ class IndexingError(HudiError, ValueError):
 
 
 def create(spark: SparkSession, path: str, partition: str = RECORD_INDEX, options: Mapping[str, str] | None = None,
-           progress: Progress = no_progress) -> Instant:
-    """Builds `partition` with an indexing action; returns the completed instant."""
+           progress: Progress = no_progress, column: str | None = None) -> Instant:
+    """Builds `partition` with an indexing action (a secondary index on `column`); returns the completed
+    instant."""
     options = checked(options)
     table = ServiceTable.open(path)
     mdt = table.metadata_writer()
     if mdt is None:
         raise IndexingError(f"{path} has no metadata table to hold an index; write with hoodie.metadata.enable=true "
                             f"or run pyhudi metadata create {path} first")
-    if partition not in BUILT_BY_INDEXING:
+    if partition != RECORD_INDEX and not is_secondary_index(partition):
         raise IndexingError(f"the indexing action builds {', '.join(BUILT_BY_INDEXING)}; {partition!r} is not one "
                             "(files, column_stats, partition_stats and bloom_filters come from pyhudi metadata create)")
     if partition in completed_partitions(table.props):
@@ -64,6 +69,7 @@ def create(spark: SparkSession, path: str, partition: str = RECORD_INDEX, option
         if mdt.build_in_progress():
             raise IndexingError(f"another process is building {partition} of {path} (its heartbeat is fresh)")
         _abandon(table, mdt, partition)
+    snapshot = _snapshot(spark, table, partition, column)
     tl = table.timeline
     upto = max((i.requested_time for i in tl.completed()), default=None)
     info = {"version": 1, "metadataPartitionPath": partition, "indexUptoInstant": upto, "extraMetadata": {}}
@@ -73,11 +79,12 @@ def create(spark: SparkSession, path: str, partition: str = RECORD_INDEX, option
     mdt.mark_inflight(partition)
     with Heartbeat(table.storage, f"{mdt.mdt_path}/{HEARTBEAT_FILE}"):
         seen = {i.requested_time for i in Timeline.for_table(table.storage, table.base, table.props).completed()}
-        rows = record_index.snapshot_rows(spark, table.uri).persist()
+        rows = snapshot(None).persist()
         try:
             count = _sizing(options).file_group_count(rows.count())
             init = mdt.add_partition(partition, count, record_index.base_writer(spark, table.uri, rows, count,
-                                                                               mdt.compression), listed=False)
+                                                                               mdt.compression, partition),
+                                     listed=False)
             progress(f"indexing {t}: {partition} built from the snapshot ({count} file groups at {init})")
             crash_point("after_files")
 
@@ -86,7 +93,9 @@ def create(spark: SparkSession, path: str, partition: str = RECORD_INDEX, option
                 mdt.list_partition(partition)
                 return tl.complete(inflight, im.encode(im.INDEX_COMMIT, {
                     "version": 1, "operationType": None, "indexPartitionInfos": [info]}))
-            caught, done = _hand_over(spark, table, mdt, rows, seen, t, count, finish)
+            caught, done = _hand_over(table, mdt, rows, seen, t, finish,
+                                      lambda tl: _catch_up(spark, table, mdt, rows, tl, seen, t, count, partition,
+                                                           snapshot))
             progress(f"indexing {t}: caught up with {len(caught)} writes completed during the build; "
                      f"{partition} is ready")
         finally:
@@ -99,8 +108,31 @@ def _sizing(options: Mapping[str, str]) -> Sizing:
                   o.RECORD_INDEX_MAX_FILE_GROUP_SIZE.get(options), o.RECORD_INDEX_GROWTH_FACTOR.get(options))
 
 
-def _hand_over(spark, table: ServiceTable, mdt, rows: DataFrame, seen: set[str], t: str, count: int,
-               finish: Callable[[], Instant]) -> tuple[list[str], Instant]:
+def _snapshot(spark: SparkSession, table: ServiceTable, partition: str, column: str | None
+              ) -> Callable[[dict[str, set[str]] | None], DataFrame]:
+    """What the index holds for the table's records (of some file groups): record_index's rows, or a
+    secondary index's entries - whose definition is written now, so writers keep the index from the start."""
+    if partition == RECORD_INDEX:
+        return lambda groups: record_index.snapshot_rows(spark, table.uri, groups)
+    if RECORD_INDEX not in completed_partitions(table.props):
+        raise IndexingError(f"a secondary index needs the record index, and {table.uri} has none built; build it "
+                            f"first: pyhudi index create {table.uri}")
+    definitions = index_definitions.load(table.storage, table.base, table.props)
+    column = column or index_definitions.secondary_column(definitions, partition)
+    if column is None:
+        raise IndexingError(f"name the column {partition} covers: pyhudi index create --type secondary "
+                            f"--column COLUMN {table.uri}")
+    schema = spark.read.format("hudi-meta").options(**READ_OPTIONS).load(table.uri).schema
+    try:
+        index = secondary_index.Index(partition, column, secondary_index.column_type(schema, column))
+    except secondary_index.SecondaryIndexError as e:
+        raise IndexingError(str(e)) from None
+    index_definitions.define_secondary(table.storage, table.base, table.props, partition, column)
+    return lambda groups: secondary_index.snapshot_rows(spark, table.uri, index, groups)
+
+
+def _hand_over(table: ServiceTable, mdt, rows: DataFrame, seen: set[str], t: str, finish: Callable[[], Instant],
+               catch_up: Callable[[Timeline], list[str]]) -> tuple[list[str], Instant]:
     """Under the hand-off lock, once no write requested before `t` is pending: applies the writes completed
     since the snapshot as the MDT deltacommit `t`, then `finish()` (lists the partition, completes the
     indexing) - no write completes in between. Returns the instants applied and `finish`'s."""
@@ -110,7 +142,7 @@ def _hand_over(spark, table: ServiceTable, mdt, rows: DataFrame, seen: set[str],
             tl = Timeline.for_table(table.storage, table.base, table.props)
             older = [i for i in tl.pending() if i.action in _KEY_WRITES and i.requested_time < t]
             if not older:
-                return _catch_up(spark, table, mdt, rows, tl, seen, t, count), finish()
+                return catch_up(tl), finish()
         if time.monotonic() > deadline:
             raise IndexingError(f"write {older[0].requested_time} began before indexing {t} and is still pending "
                                 f"after {WAIT_FOR_OLDER_WRITES_S} s; let it finish (or roll it back: pyhudi rollback "
@@ -119,21 +151,21 @@ def _hand_over(spark, table: ServiceTable, mdt, rows: DataFrame, seen: set[str],
 
 
 def _catch_up(spark, table: ServiceTable, mdt, rows: DataFrame, tl: Timeline, seen: set[str], t: str,
-              count: int) -> list[str]:
+              count: int, partition: str, snapshot: Callable[[dict[str, set[str]]], DataFrame]) -> list[str]:
     """The file groups written or replaced by writes completed since the snapshot, read again: their
     keys now placed there, the snapshot's keys there no more deleted."""
     caught = [i for i in tl.completed() if i.requested_time not in seen and i.action in _KEY_WRITES + ("commit",)]
     groups: dict[str, set[str]] = {}
     for inst in caught:
         meta = im.decode(tl.read(inst))
-        for partition, stat in im.write_stats(meta):
+        for data_partition, stat in im.write_stats(meta):
             if stat.get("fileId"):
-                groups.setdefault(partition, set()).add(stat["fileId"])
-        for partition, ids in im.replaced_file_ids(meta).items():
-            groups.setdefault(partition, set()).update(ids)
+                groups.setdefault(data_partition, set()).add(stat["fileId"])
+        for data_partition, ids in im.replaced_file_ids(meta).items():
+            groups.setdefault(data_partition, set()).update(ids)
     if not groups:
         return []
-    now = record_index.snapshot_rows(spark, table.uri, groups)
+    now = snapshot(groups)
     keys = [(p, f) for p, fids in groups.items() for f in fids]
     touched = spark.createDataFrame(keys, f"{record_index.PART} string, {record_index.LOC} string")
     before = rows.join(F.broadcast(touched), [record_index.PART, record_index.LOC], "left_semi")
@@ -141,9 +173,9 @@ def _catch_up(spark, table: ServiceTable, mdt, rows: DataFrame, tl: Timeline, se
     cols = [record_index.KEY, record_index.PART, record_index.LOC]
     changed = (now.select(*cols, F.lit(False).alias(record_index.DELETED))
                .unionByName(gone.select(*cols, F.lit(True).alias(record_index.DELETED))))
-    write = record_index.log_writer(spark, table.uri, changed, mdt.compression)
+    write = record_index.log_writer(spark, table.uri, changed, mdt.compression, partition)
     mdt_commit.write_deltacommit(MdtState(mdt), table.storage, t, {}, {}, mdt.file_group_counts, mdt.compression,
-                                 {RECORD_INDEX: lambda instant: write(instant, count)})
+                                 {partition: lambda instant: write(instant, count)})
     return [i.requested_time for i in caught]
 
 

@@ -13,7 +13,7 @@ from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter
-from pyhudi.metadata.layout import SUPPORTED_PARTITIONS, completed_partitions
+from pyhudi.metadata.layout import completed_partitions, is_supported
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
@@ -76,7 +76,7 @@ class ServiceTable:
         list storage then). It keeps the partitions the table has, so a service drops none (those pyhudi
         does not write, like a record index, are left as they are)."""
         props = properties.load(self.storage, self.base)
-        parts = [p for p in completed_partitions(props) if p in SUPPORTED_PARTITIONS] or [FILES]
+        parts = [p for p in completed_partitions(props) if is_supported(p)] or [FILES]
         mdt = MetadataWriter(self.storage, self.base, props, partitions=parts)
         return mdt if mdt.exists() and FILES in mdt.partitions() else None
 

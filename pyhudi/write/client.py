@@ -22,7 +22,7 @@ from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter
 from pyhudi.metadata.keys import RECORD_INDEX
-from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
+from pyhudi.metadata.layout import completed_partitions
 from pyhudi.storage import Storage
 from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
@@ -48,6 +48,7 @@ from pyhudi.write import (
 )
 from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import FG, WriteTask
+from pyhudi.write.index_changes import IndexChanges
 from pyhudi.write.placement import ClusteringConflictError
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
 from pyhudi.write.streaming import SINK_CHECKPOINT_KEY
@@ -92,11 +93,11 @@ class Writer:
         self._plans: dict[tuple[str, str], Instant] | None = None  # file groups held by pending service plans
         self._found: DataFrame | None = None  # the record index's locations of the batch's keys
         self.lookups: bloom_index.Counters | None = None  # what a bloom index lookup checked and skipped
-        self._key_changes: DataFrame | None = None  # what this write changes in the record index
         self._cached: list[DataFrame] = []  # kept until the commit has read them
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
+        self._indexed = IndexChanges(spark, path, self.cfg, self.storage, self.base, self._cached)
         self._guard = concurrency.Guard(options, self.storage, self.base, self.cfg.table_type, self.cfg.index_type)
 
     def _existing_props(self) -> dict[str, str] | None:
@@ -174,7 +175,8 @@ class Writer:
                 if mdt.compact_if_needed(self.cfg.metadata_compact_after):
                     mdt.clean()  # older metadata file slices are no longer read by anyone
                 mdt.commit(instant, action, stats, replaced, operation=self.cfg.operation, schema=schema,
-                           record_index=self._record_index_write(mdt))
+                           record_index=self._indexed.record_index_write(mdt),
+                           secondary_index=self._indexed.secondary_index_write(mdt))
             crash_point("after_metadata")
             meta = self._commit_metadata(stats, replaced, schema)
             kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
@@ -194,7 +196,7 @@ class Writer:
                 mdt.delete()
             yield None
         elif mdt.exists() and FILES in mdt.partitions():
-            if mdt.partition_being_built(RECORD_INDEX):
+            if mdt.build_in_progress():
                 with mdt.handoff():  # the indexing's hand-over applies this write, or has just listed the index
                     yield self._fresh_metadata_writer()
             else:
@@ -213,7 +215,8 @@ class Writer:
 
     def _fresh_metadata_writer(self) -> MetadataWriter:
         self.props = properties.load(self.storage, self.base)
-        return MetadataWriter(self.storage, self.base, self.props, partitions=self.cfg.metadata_partitions)
+        return MetadataWriter(self.storage, self.base, self.props,
+                              partitions=self._indexed.metadata_partitions(self.props))
 
     def _action(self) -> str:
         mor = self.cfg.table_type == "MERGE_ON_READ"
@@ -396,8 +399,7 @@ class Writer:
         if self.cfg.unshuffled_bulk_insert:
             stats = bulk_insert.write(plan.incoming, self._task(instant, writer_schema), cfg.bulk_insert_sort_mode,
                                       cfg.shuffle_parallelism, cfg.max_file_size)
-            if self.cfg.maintains_record_index:
-                self._key_changes = record_index.written_keys(self.spark, self.path, stats)
+            self._indexed.note_written(self.props, stats)
             return stats, replaced
         if cfg.index_type == "BUCKET":
             existing = {k: fid for k, fid in plan.buckets.items() if k[0] not in replaced}  # replaced: new buckets
@@ -421,29 +423,13 @@ class Writer:
             log.info("bloom index lookup of %s: %s", self.path, self.lookups.values())
         return stats, replaced
 
-    # ---- the record index ---------------------------------------------------------------------
     def _note_key_changes(self, tagged: DataFrame | None, replaced: dict[str, list[str]],
                           upserts_known: bool = True) -> None:
-        """Keeps what this write changes in the record index (keys placed, keys gone, the keys of replaced
-        file groups), computed now while the tagged batch is cached, for the metadata-table commit."""
-        if not self.cfg.maintains_record_index:
-            return
-        self._key_changes = record_index.key_changes(self.spark, self.path, tagged, replaced, upserts_known)
-        if self._key_changes is not None and not self._cached:  # nothing cached to compute them from
-            self._key_changes = self._key_changes.persist()
-            self._cached.append(self._key_changes)
-            self._key_changes.count()
-
-    def _record_index_write(self, mdt: MetadataWriter):
-        """What writes this commit's record_index files; builds the record index first when it is wanted
-        and not built (from the records committed so far: this write's own come as its changes)."""
-        if self._key_changes is None or RECORD_INDEX not in mdt.maintained:
-            return None
-        if RECORD_INDEX not in mdt.partitions():
-            if self.cfg.index_async or RECORD_INDEX in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):
-                return None  # the indexing action builds it; its hand-over applies this write
-            record_index.build(self.spark, self.path, mdt, self.cfg.record_index_sizing)
-        return record_index.log_writer(self.spark, self.path, self._key_changes, mdt.compression)
+        """Keeps what this write changes in the record-level indexes, computed now while the tagged batch is
+        cached, for the metadata-table commit."""
+        event_time = self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING"
+        self._indexed.note(self.props, tagged, replaced, upserts_known,
+                           self.cfg.ordering_field if event_time else None)
 
     def _held(self) -> dict[tuple[str, str], Instant]:
         """(partition, file id) -> the pending compaction or clustering plan holding that file group."""

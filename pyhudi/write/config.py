@@ -59,6 +59,7 @@ class WriteConfig:
     record_index_sizing: Sizing = Sizing()
     update_partition_path: bool = False  # RECORD_INDEX: a record whose partition changed moves there
     index_async: bool = False  # index partitions are built by the indexing action, not by a write
+    secondary_indexes: bool = True  # keep the table's secondary indexes (with the record index)
     cdc_mode: str | None = None  # the CDC supplemental logging mode of a table with CDC enabled
 
     @property
@@ -157,6 +158,7 @@ class WriteConfig:
                                        o.RECORD_INDEX_GROWTH_FACTOR.get(merged)),
             update_partition_path=o.RECORD_INDEX_UPDATE_PARTITION_PATH.get(merged),
             index_async=o.METADATA_INDEX_ASYNC.get(merged),
+            secondary_indexes=o.SECONDARY_INDEX_ENABLE.get(merged),
             cdc_mode=o.CDC_LOGGING_MODE.get(merged) if o.CDC_ENABLED.get(merged) else None,
         )
 

@@ -13,6 +13,7 @@ from pyspark.sql import functions as F
 
 from pyhudi.metadata import MetadataWriter, contents
 from pyhudi.metadata import record_index as ri
+from pyhudi.metadata import secondary_index as si
 from pyhudi.metadata.keys import RECORD_INDEX, file_group_id
 from pyhudi.storage import Storage
 from pyhudi.table import file_names
@@ -95,43 +96,51 @@ def moved_to(spark: SparkSession, table, stats, mdt: MetadataWriter):
     return None if keys is None else log_writer(spark, table.uri, keys, mdt.compression)
 
 
-def log_writer(spark: SparkSession, table_uri: str, changed: DataFrame, compression: str):
-    """What MetadataWriter.commit calls once its deltacommit is inflight: `changed` written as one
-    record_index log file per touched file group, on executors; returns their write stats."""
+def log_writer(spark: SparkSession, table_uri: str, changed: DataFrame, compression: str,
+               partition: str = RECORD_INDEX):
+    """What MetadataWriter.commit calls once its deltacommit is inflight: `changed` written as one log file
+    per touched file group of `partition` (record_index, or a secondary index: KEY is then the entry's key),
+    on executors; returns their write stats."""
     def write(instant: str, count: int) -> list[dict]:
         mdt_uri = _mdt_uri(table_uri)
         by_group = changed.withColumn(GROUP, group_column(spark, F.col(KEY), count))
         out = (by_group.repartition(_tasks(spark, count), GROUP).groupBy(GROUP)
-               .applyInArrow(lambda t: _write_log(t, mdt_uri, instant, compression), STAT_DDL))
+               .applyInArrow(lambda t: _write_log(t, mdt_uri, instant, compression, partition), STAT_DDL))
         return [json.loads(r.stat) for r in out.collect()]
     return write
 
 
-def snapshot_rows(spark: SparkSession, table_uri: str, groups: dict[str, set[str]] | None = None) -> DataFrame:
+def snapshot_rows(spark: SparkSession, table_uri: str, groups: dict[str, set[str]] | None = None,
+                  key: Column | None = None) -> DataFrame:
     """(KEY, PART, LOC, INSTANT) of the records the table holds now - of the file groups `groups` names
     (partition -> file ids) when given - each at its file group, with the instant of the group's base
-    file (of the record, for records in log files only), as Hudi builds the index."""
+    file (of the record, for records in log files only), as Hudi builds the index. KEY is the record key,
+    or `key` (a secondary index's entry key: rows where it is null are left out)."""
     snap = spark.read.format("hudi-meta").options(**READ_OPTIONS).load(table_uri)
     if groups is not None:
         snap = snap.filter(F.col("_hoodie_partition_path").isin(sorted(groups)))
     base_instant = F.regexp_extract(F.col("_hoodie_file_name"), r"_(\d+)\.[a-z]+$", 1)
-    rows = snap.select(F.col("_hoodie_record_key").alias(KEY), F.col("_hoodie_partition_path").alias(PART),
+    rows = snap.select((F.col("_hoodie_record_key") if key is None else key).alias(KEY),
+                       F.col("_hoodie_partition_path").alias(PART),
                        file_id_of(F.col("_hoodie_file_name")).alias(LOC),
                        F.when(base_instant != "", base_instant).otherwise(F.col("_hoodie_commit_time")).alias(INSTANT))
+    if key is not None:
+        rows = rows.filter(F.col(KEY).isNotNull())
     if groups is not None:
         rows = rows.filter(F.col(LOC).isin(sorted({f for fids in groups.values() for f in fids})))
     return rows
 
 
-def base_writer(spark: SparkSession, table_uri: str, rows: DataFrame, count: int, compression: str):
+def base_writer(spark: SparkSession, table_uri: str, rows: DataFrame, count: int, compression: str,
+                partition: str = RECORD_INDEX):
     """What MetadataWriter.add_partition calls: `rows` (snapshot_rows) written as the base HFiles of
-    `count` record_index file groups, one task per group; returns their write stats."""
+    `count` file groups of `partition`, one task per group; returns their write stats."""
     mdt_uri = _mdt_uri(table_uri)
 
     def write_bases(instant: str, _pdir: str) -> list[dict]:
         by_group = rows.withColumn(GROUP, group_column(spark, F.col(KEY), count))
         out = (by_group.repartition(_tasks(spark, count), GROUP).groupBy(GROUP)
-               .applyInArrow(lambda t: _write_base(t, mdt_uri, instant, compression), STAT_DDL))
+               .applyInArrow(lambda t: _write_base(t, mdt_uri, instant, compression, partition), STAT_DDL))
         return [json.loads(r.stat) for r in out.collect()]
     return write_bases
 
@@ -162,39 +171,47 @@ def locate(spark: SparkSession, table_uri: str, options: dict[str, str], keys: D
 
 # ---- on executors ---------------------------------------------------------------------------------
 
-def _write_log(table: pa.Table, mdt_uri: str, instant: str, compression: str) -> pa.Table:
+def _write_log(table: pa.Table, mdt_uri: str, instant: str, compression: str, partition: str) -> pa.Table:
     if table.num_rows == 0:
         return pa.table({"stat": pa.array([], pa.string())})
     index = table.column(GROUP)[0].as_py()
     cols = [table.column(c).to_pylist() for c in (KEY, PART, LOC, DELETED)]
     upserts = [(k, p, f) for k, p, f, d in zip(*cols) if not d]
     deletes = [k for k, _, _, d in zip(*cols) if d]
-    data = ri.log_file(upserts, deletes, instant, compression)
-    fid = file_group_id(RECORD_INDEX, index)
+    if partition == RECORD_INDEX:
+        data = ri.log_file(upserts, deletes, instant, compression)
+    else:
+        data = si.log_file(partition, [u[0] for u in upserts], deletes, instant, compression)
+    fid = file_group_id(partition, index)
     name = str(file_names.LogFileName(fid, instant, 1, _token(index)))
     storage, base = Storage.for_uri(mdt_uri)
-    storage.write(f"{base}/{RECORD_INDEX}/{name}", data)
+    storage.write(f"{base}/{partition}/{name}", data)
     stat = contents.write_stat(
-        fileId=fid, path=f"{RECORD_INDEX}/{name}", prevCommit=instant, numWrites=len(upserts),
-        numDeletes=len(deletes), numUpdateWrites=len(upserts), totalWriteBytes=len(data), partitionPath=RECORD_INDEX,
+        fileId=fid, path=f"{partition}/{name}", prevCommit=instant, numWrites=len(upserts),
+        numDeletes=len(deletes), numUpdateWrites=len(upserts), totalWriteBytes=len(data), partitionPath=partition,
         fileSizeInBytes=len(data), logVersion=1, logOffset=0, baseFile="", logFiles=[name])
     return pa.table({"stat": [json.dumps(stat)]})
 
 
-def _write_base(table: pa.Table, mdt_uri: str, instant: str, compression: str) -> pa.Table:
+def _write_base(table: pa.Table, mdt_uri: str, instant: str, compression: str, partition: str) -> pa.Table:
     if table.num_rows == 0:
         return pa.table({"stat": pa.array([], pa.string())})
     index = table.column(GROUP)[0].as_py()
-    millis = {t: ri.instant_millis(t) for t in table.column(INSTANT).unique().to_pylist()}
-    cols = [table.column(c).to_pylist() for c in (KEY, PART, LOC, INSTANT)]
-    rows = [(k, p, f, millis[t]) for k, p, f, t in zip(*cols)]
-    fid = file_group_id(RECORD_INDEX, index)
+    fid = file_group_id(partition, index)
     name = str(file_names.BaseFileName(fid, _token(index), instant, "hfile"))
-    data = ri.base_file(rows, name, compression)
+    if partition == RECORD_INDEX:
+        millis = {t: ri.instant_millis(t) for t in table.column(INSTANT).unique().to_pylist()}
+        cols = [table.column(c).to_pylist() for c in (KEY, PART, LOC, INSTANT)]
+        entries = len(cols[0])
+        data = ri.base_file([(k, p, f, millis[t]) for k, p, f, t in zip(*cols)], name, compression)
+    else:
+        keys = table.column(KEY).to_pylist()
+        entries = len(keys)
+        data = si.base_file(keys, name, compression)
     storage, base = Storage.for_uri(mdt_uri)
-    storage.write(f"{base}/{RECORD_INDEX}/{name}", data)
-    stat = contents.write_stat(fileId=fid, path=f"{RECORD_INDEX}/{name}", numWrites=len(rows), numInserts=len(rows),
-                               totalWriteBytes=len(data), partitionPath=RECORD_INDEX, fileSizeInBytes=len(data))
+    storage.write(f"{base}/{partition}/{name}", data)
+    stat = contents.write_stat(fileId=fid, path=f"{partition}/{name}", numWrites=entries, numInserts=entries,
+                               totalWriteBytes=len(data), partitionPath=partition, fileSizeInBytes=len(data))
     return pa.table({"stat": [json.dumps(stat)]})
 
 

@@ -23,7 +23,9 @@ def test_listed_and_maintained_partitions():
     assert validate_partitions(["partition_stats", "files", "column_stats"]) == \
         ["files", "column_stats", "partition_stats"]
     assert validate_partitions(["record_index", "files"]) == ["files", "record_index"]
-    for bad, match in ((["column_stats"], "'files' is required"), (["files", "secondary_index_x"], "supported"),
+    assert validate_partitions(["secondary_index_b", "record_index", "files", "secondary_index_a"]) == \
+        ["files", "record_index", "secondary_index_b", "secondary_index_a"]
+    for bad, match in ((["column_stats"], "'files' is required"), (["files", "expr_index_x"], "supported"),
                        (["files", "partition_stats"], "needs column_stats")):
         with pytest.raises(MetadataTableError, match=match):
             validate_partitions(bad)

@@ -187,7 +187,7 @@ def _written_at(mdt, instant) -> list[str]:
 
 def test_partitions_must_be_valid(tmp_path):
     t, _ = two_partition_table(tmp_path / "t")
-    for wrong in (["column_stats"], ["files", "partition_stats"], ["files", "secondary_index_x"]):
+    for wrong in (["column_stats"], ["files", "partition_stats"], ["files", "expr_index_x"]):
         with pytest.raises(MetadataTableError):
             t.mdt(partitions=wrong)
 
