@@ -86,10 +86,12 @@ def test_entries_follow_every_copy_on_write_write(spark, tmp_path):
 def test_entries_follow_merge_on_read_logs_and_compaction(spark, tmp_path):
     path = str(tmp_path / "mor")
     t = _table(spark, path, **{"hoodie.datasource.write.table.type": "MERGE_ON_READ",
-                               "hoodie.compact.inline": "false"})
+                               "hoodie.compact.inline": "false", "hoodie.metadata.compact.max.delta.commits": "1"})
     t.upsert(_rows(spark, range(20, 50), 2, city=lambda i: "lyon"))
     t.delete(_rows(spark, range(0, 6), 3))
     _assert_right(spark, path)
+    # the metadata table's compaction merged the index's log files into new base files
+    assert len(list((Path(path) / ".hoodie" / "metadata" / PART).glob("*.hfile"))) > 10
     assert t.compact()
     _assert_right(spark, path)
     from hudi import HudiTableBuilder
