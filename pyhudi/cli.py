@@ -276,7 +276,7 @@ def _metadata_writer(path: str) -> MetadataWriter:
 
 def cmd_index(args, console: Console) -> int:
     from pyhudi.metadata import record_index as ri
-    from pyhudi.metadata.keys import RECORD_INDEX, is_secondary_index
+    from pyhudi.metadata.keys import RECORD_INDEX
     from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
     from pyhudi.metadata.state import MdtState
 
@@ -302,9 +302,8 @@ def cmd_index(args, console: Console) -> int:
         console.print(f"[red]error:[/red] {args.path} has no {what}")
         return 2
     if args.action == "drop":
-        dropped = [part] + ([p for p in built if is_secondary_index(p)] if part == RECORD_INDEX else [])
-        _drop_indexes(mdt, dropped)
-        console.print(f"dropped {', '.join(dropped)} of {args.path}")
+        from pyhudi.services import indexing
+        console.print(f"dropped {', '.join(indexing.drop(args.path, part))} of {args.path}")
         return 0
     if not args.keys:
         console.print("[red]error:[/red] index lookup needs at least one KEY (or VALUE with --name)")
@@ -336,14 +335,6 @@ def _index_partition(args) -> str:
     if not (args.name or args.column):
         raise SystemExit("error: name the secondary index: --name NAME")
     return si.partition_of(args.name or f"{args.column}_idx")
-
-
-def _drop_indexes(mdt, parts: list[str]) -> None:
-    from pyhudi.table import index_definitions
-
-    mdt.drop_partitions(parts)
-    for p in parts:
-        index_definitions.remove(mdt.storage, mdt.base_path, mdt.data_props, p)
 
 
 def _secondary_lookup(mdt, part: str, values: list[str], console: Console) -> int:

@@ -103,6 +103,21 @@ def create(spark: SparkSession, path: str, partition: str = RECORD_INDEX, option
     return done
 
 
+def drop(path: str, partition: str) -> list[str]:
+    """Drops index `partition` (and its definition; the record index takes the secondary indexes with it:
+    they need it); returns the partitions dropped."""
+    table = ServiceTable.open(path)
+    mdt = table.metadata_writer()
+    built = completed_partitions(table.props)
+    if mdt is None or partition not in built:
+        raise IndexingError(f"{path} has no {partition} to drop; it has {', '.join(built) or 'no index'}")
+    dropped = [partition] + ([p for p in built if is_secondary_index(p)] if partition == RECORD_INDEX else [])
+    mdt.drop_partitions(dropped)
+    for p in dropped:
+        index_definitions.remove(table.storage, table.base, mdt.data_props, p)
+    return dropped
+
+
 def _sizing(options: Mapping[str, str]) -> Sizing:
     return Sizing(o.RECORD_INDEX_MIN_FILE_GROUPS.get(options), o.RECORD_INDEX_MAX_FILE_GROUPS.get(options),
                   o.RECORD_INDEX_MAX_FILE_GROUP_SIZE.get(options), o.RECORD_INDEX_GROWTH_FACTOR.get(options))

@@ -50,6 +50,16 @@ class WriteCallback:
 
         return json.dumps(procedures.run(_active_session(), name, path, dict(args)), default=str)
 
+    def createIndex(self, path, partition, column, options):  # noqa: N802 (the Java interface's name)
+        from pyhudi.services import indexing
+
+        indexing.create(_active_session(), path, partition, dict(options), column=column or None)
+
+    def dropIndex(self, path, partition):  # noqa: N802 (the Java interface's name)
+        from pyhudi.services import indexing
+
+        indexing.drop(path, partition)
+
     class Java:
         implements = [JAVA_INTERFACE]
 

@@ -181,3 +181,30 @@ def test_built_while_a_writer_goes_on(spark, tmp_path):
     _assert_right(spark, path)
     t.upsert(_rows(spark, range(30, 33), 4, city=lambda i: "oslo"))  # later writes keep it
     _assert_right(spark, path)
+
+
+def test_sql_create_and_drop_index(spark, tmp_path):
+    from tests.connector.spark.test_sql_dml import _location
+    spark.sql("DROP TABLE IF EXISTS si_sql")
+    spark.sql(f"CREATE TABLE si_sql (id string, ts long, city string) USING `hudi-meta` LOCATION '{tmp_path}/t' "
+              "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', 'hoodie.metadata.record.index.enable' = "
+              "'true', 'hoodie.clean.automatic' = 'false', 'hoodie.archive.automatic' = 'false')")
+    try:
+        spark.sql("INSERT INTO si_sql VALUES ('a', 1, 'paris'), ('b', 1, 'oslo'), ('c', 1, 'paris')")
+        path = _location(spark, "si_sql")
+        spark.sql("CREATE INDEX idx_city ON si_sql (city)")
+        assert "secondary_index_idx_city" in _listed(path)
+        spark.sql("CREATE INDEX IF NOT EXISTS idx_city ON si_sql (city)")  # already there: nothing happens
+        with pytest.raises(Exception, match="idx_city"):
+            spark.sql("CREATE INDEX idx_city ON si_sql (city)")
+        with pytest.raises(Exception, match="USING bitmap is not supported"):
+            spark.sql("CREATE INDEX idx_x ON si_sql USING bitmap (city)")
+        spark.sql("UPDATE si_sql SET city = 'rome', ts = 2 WHERE id = 'a'")
+        spark.sql("INSERT INTO si_sql VALUES ('d', 1, 'oslo')")
+        assert _entries(spark, path, "secondary_index_idx_city") == {"rome$a", "oslo$b", "paris$c", "oslo$d"}
+        spark.sql("DROP INDEX idx_city ON si_sql")
+        assert "secondary_index_idx_city" not in _listed(path) and "record_index" in _listed(path)
+        with pytest.raises(Exception, match="idx_city"):
+            spark.sql("DROP INDEX idx_city ON si_sql")
+    finally:
+        spark.sql("DROP TABLE IF EXISTS si_sql")

@@ -12,12 +12,17 @@ import java.util.Set;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.analysis.IndexAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchIndexException;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.catalog.SupportsPartitionManagement;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.catalog.TruncatableTable;
+import org.apache.spark.sql.connector.catalog.index.SupportsIndex;
+import org.apache.spark.sql.connector.catalog.index.TableIndex;
+import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
@@ -29,9 +34,12 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * A Hudi table as Spark sees it: its schema and a way to scan it, or to hand a write to pyhudi.
  * The table may not exist yet (a write creates it), so its snapshot is loaded on first use.
  * SQL's TRUNCATE TABLE and partition commands (SHOW PARTITIONS, ALTER TABLE DROP PARTITION) are
- * Hudi writes too: insert_overwrite_table and delete_partition.
+ * Hudi writes too: insert_overwrite_table and delete_partition. CREATE INDEX / DROP INDEX build and drop
+ * the metadata table's indexes ({@link TableIndexes}).
  */
-public final class HudiMetaTable implements SupportsRead, SupportsWrite, TruncatableTable, SupportsPartitionManagement {
+public final class HudiMetaTable
+  implements SupportsRead, SupportsWrite, TruncatableTable, SupportsPartitionManagement, SupportsIndex
+{
 
   // No BATCH_WRITE, on purpose: Spark 4.3's DataFrameWriter.save rejects ErrorIfExists and Ignore
   // for a table that advertises it, and sends every mode to HudiMetaSource.createRelation when it
@@ -222,5 +230,52 @@ public final class HudiMetaTable implements SupportsRead, SupportsWrite, Truncat
   @Override
   public Map<String, String> loadPartitionMetadata(InternalRow ident) {
     return Map.of();
+  }
+
+  // ---- CREATE INDEX / DROP INDEX ----
+
+  @Override
+  public void createIndex(
+    String indexName,
+    NamedReference[] columns,
+    Map<NamedReference, Map<String, String>> columnsProperties,
+    Map<String, String> properties
+  ) throws IndexAlreadyExistsException {
+    String type = TableIndexes.type(properties);
+    String column = TableIndexes.column(type, columns);
+    if (TableIndexes.exists(storedConfig(), TableIndexes.RECORD.equals(type) ? type : indexName)) {
+      throw new IndexAlreadyExistsException(indexName, name(), scala.Option.empty());
+    }
+    String path = WriteClients.path(writeOptions());
+    WriteClients.get().createIndex(
+      path,
+      TableIndexes.partition(indexName, type),
+      column,
+      TableIndexes.options(properties)
+    );
+  }
+
+  @Override
+  public void dropIndex(String indexName) throws NoSuchIndexException {
+    if (!indexExists(indexName)) {
+      throw new NoSuchIndexException(indexName, name(), scala.Option.empty());
+    }
+    String type = TableIndexes.RECORD.equals(indexName) ? TableIndexes.RECORD : TableIndexes.SECONDARY;
+    WriteClients.get().dropIndex(WriteClients.path(writeOptions()), TableIndexes.partition(indexName, type));
+  }
+
+  @Override
+  public boolean indexExists(String indexName) {
+    return TableIndexes.exists(storedConfig(), indexName);
+  }
+
+  @Override
+  public TableIndex[] listIndexes() {
+    return TableIndexes.list(storedConfig());
+  }
+
+  /** hoodie.properties as stored now (an index built since this table was resolved counts). */
+  private TableConfig storedConfig() {
+    return TableSnapshot.load(ReadOptions.parse(options)).config();
   }
 }

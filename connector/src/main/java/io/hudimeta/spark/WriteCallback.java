@@ -42,4 +42,16 @@ public interface WriteCallback {
    * @return the result rows, a JSON array of objects keyed by output column
    */
   String procedure(String name, String path, Map<String, String> args);
+
+  /**
+   * Builds an index partition of the table's metadata table with the indexing action (SQL CREATE INDEX).
+   *
+   * @param partition {@code record_index} or {@code secondary_index_<name>}
+   * @param column the column a secondary index covers ("" for the record index)
+   * @param options the index options (Apache Hudi's keys)
+   */
+  void createIndex(String path, String partition, String column, Map<String, String> options);
+
+  /** Drops an index partition of the table's metadata table (SQL DROP INDEX). */
+  void dropIndex(String path, String partition);
 }
