@@ -208,3 +208,22 @@ def test_sql_create_and_drop_index(spark, tmp_path):
             spark.sql("DROP INDEX idx_city ON si_sql")
     finally:
         spark.sql("DROP TABLE IF EXISTS si_sql")
+
+
+def test_apache_hudis_own_secondary_index_kept_by_our_writes(spark, fixture_tables, tmp_path):
+    """Hudi 1.0 wrote the v8 trips table with `secondary_index_rider_idx`; upserts through pyhudi (record index
+    kept) move the entries of the riders they change."""
+    import shutil
+    path = str(tmp_path / "v8")
+    shutil.copytree(fixture_tables["quickstart_trips_table_mor_avro__v8_trips_8i3u1d"], path)
+    part = "secondary_index_rider_idx"
+    before = _entries(spark, path, part)
+    assert before == _expected(spark, path, "rider") and before
+    snap = spark.read.format("hudi-meta").load(path)
+    first = snap.orderBy("uuid").limit(2).drop(*[c for c in snap.columns if c.startswith("_hoodie")])
+    changed = first.selectExpr("ts + 1 AS ts", "uuid", "concat(rider, '-moved') AS rider", "driver", "fare", "city")
+    HudiTable(spark, path, {"hoodie.metadata.record.index.enable": "true", "hoodie.compact.inline": "false",
+                            "hoodie.clean.automatic": "false", "hoodie.archive.automatic": "false"}).upsert(changed)
+    after = _entries(spark, path, part)
+    assert after == _expected(spark, path, "rider") and len(after) == len(before)
+    assert sum(e.split("$")[0].endswith("-moved") for e in after) == 2
