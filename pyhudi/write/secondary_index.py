@@ -25,6 +25,11 @@ from pyhudi.write.simple_index import READ_OPTIONS, file_id_of
 # the value types whose text Hudi's entry keys hold as Spark renders them (a date as its epoch day)
 INDEXABLE = (T.StringType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.BooleanType, T.DateType)
 _OLD, _NEW, _HAD, _ORD, _OORD = "_si_old", "_si_new", "_si_had", "_si_ord", "_si_oord"
+# up to this many updated keys, their stored records are read by key: the record index plans only their
+# file groups (the connector's record-index pruning, data skipping on); more read the touched partitions
+POINT_READ_MAX_KEYS = 1000
+POINT_READ_OPTIONS = {**READ_OPTIONS, "hoodie.enable.data.skipping": "true",
+                      "hudi-meta.record.index.max.lookup.keys": str(POINT_READ_MAX_KEYS)}
 
 
 class SecondaryIndexError(HudiError, ValueError):
@@ -118,8 +123,13 @@ def _record_changes(spark: SparkSession, table_uri: str, index: Index, tagged: D
                              index.entry_key(F.col(index.column), rk).alias(_NEW),
                              (F.col(ordering) if ordering else F.lit(None)).alias(_ORD))
     matched = incoming.filter(F.col(OP).isin(UPDATE, DELETE)) if upserts_known else incoming
-    partitions = sorted(r[0] for r in matched.select(PART).distinct().collect() if r[0] is not None)
-    joined = incoming.join(_current(spark, table_uri, index, partitions, ordering),
+    keys = [r[0] for r in matched.select("_hoodie_record_key").limit(POINT_READ_MAX_KEYS + 1).collect()]
+    if len(keys) > POINT_READ_MAX_KEYS:
+        keys = None
+        partitions = sorted(r[0] for r in matched.select(PART).distinct().collect() if r[0] is not None)
+    else:
+        partitions = None
+    joined = incoming.join(_current(spark, table_uri, index, partitions, keys, ordering),
                            ["_hoodie_record_key", PART, LOC], "left")
     wins = (F.lit(ordering is None) | F.col(_OORD).isNull()
             | F.coalesce(F.col(_ORD) >= F.col(_OORD), F.lit(False)))
@@ -134,11 +144,16 @@ def _record_changes(spark: SparkSession, table_uri: str, index: Index, tagged: D
     return added.unionByName(removed)
 
 
-def _current(spark: SparkSession, table_uri: str, index: Index, partitions: list[str],
-             ordering: str | None) -> DataFrame:
-    """The records of `partitions` as committed: key, partition, file group, entry key, ordering value."""
-    snap = spark.read.format("hudi-meta").options(**READ_OPTIONS).load(table_uri)
-    snap = snap.filter(F.col("_hoodie_partition_path").isin(partitions))
+def _current(spark: SparkSession, table_uri: str, index: Index, partitions: list[str] | None,
+             keys: list[str] | None, ordering: str | None) -> DataFrame:
+    """The committed records of `keys` (a read the record index prunes to their file groups), or of
+    `partitions`: key, partition, file group, entry key, ordering value."""
+    if keys is not None:
+        snap = spark.read.format("hudi-meta").options(**POINT_READ_OPTIONS).load(table_uri)
+        snap = snap.filter(F.col("_hoodie_record_key").isin(sorted(set(keys))))
+    else:
+        snap = spark.read.format("hudi-meta").options(**READ_OPTIONS).load(table_uri)
+        snap = snap.filter(F.col("_hoodie_partition_path").isin(partitions))
     rk = F.col("_hoodie_record_key")
     return snap.select(rk, F.col("_hoodie_partition_path").alias(PART),
                        file_id_of(F.col("_hoodie_file_name")).alias(LOC),
