@@ -279,6 +279,7 @@ def cmd_index(args, console: Console) -> int:
     from pyhudi.metadata.keys import RECORD_INDEX
     from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
     from pyhudi.metadata.state import MdtState
+    from pyhudi.table import index_definitions
 
     part = _index_partition(args)
     if args.action == "create":
@@ -291,8 +292,10 @@ def cmd_index(args, console: Console) -> int:
     built = completed_partitions(mdt.data_props) if mdt.exists() else []
     if args.action == "list":
         state = MdtState(mdt) if built else None
+        defs = index_definitions.load(mdt.storage, mdt.base_path, mdt.data_props)
         for p in built:
-            console.print(f"{p}: built, {len(state.latest(p))} file groups")
+            on = index_definitions.secondary_column(defs, p)
+            console.print(f"{p}: built, {len(state.latest(p))} file groups" + (f", on column {on}" if on else ""))
         for p in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):
             console.print(f"{p}: being built")
         return 0

@@ -152,7 +152,7 @@ def test_cli_creates_looks_up_and_drops(spark, tmp_path, capsys, monkeypatch):
     HudiTable(spark, path, OPTS).bulk_insert(_rows(spark, range(10), 1))
     assert cli(["index", "create", path, "--type", "secondary", "--column", "city"]) == 0
     assert cli(["index", "list", path]) == 0
-    assert f"{PART}: built, 10 file groups" in capsys.readouterr().out
+    assert f"{PART}: built, 10 file groups, on column city" in capsys.readouterr().out
     assert cli(["index", "lookup", "--name", "city_idx", path, "a$b", "nowhere"]) == 0
     out = capsys.readouterr().out
     assert "a$b: k001, k006" in out and "nowhere: no record" in out
