@@ -15,6 +15,7 @@ from pyhudi.metadata import secondary_index as si
 from pyhudi.metadata.java_hash import java_abs, java_rem, java_string_hash
 from pyhudi.services import indexing
 from pyhudi.write.hudi_table import HudiTable
+from tests.pyhudi.write.test_record_index import _partitions
 
 SCHEMA = "id string, ts long, region string, city string, n int"
 OPTS = {"hoodie.table.name": "si", "hoodie.datasource.write.recordkey.field": "id",
@@ -48,12 +49,6 @@ def _assert_right(spark, path):
     assert _entries(spark, path) == _expected(spark, path)
 
 
-def _listed(path) -> list[str]:
-    text = (Path(path) / ".hoodie" / "hoodie.properties").read_text()
-    line = next(x for x in text.splitlines() if x.startswith("hoodie.table.metadata.partitions="))
-    return line.split("=", 1)[1].split(",")
-
-
 def _table(spark, path, **extra) -> HudiTable:
     t = HudiTable(spark, path, {**OPTS, **extra})
     t.bulk_insert(_rows(spark, range(40), 1))
@@ -64,7 +59,7 @@ def _table(spark, path, **extra) -> HudiTable:
 def test_entries_follow_every_copy_on_write_write(spark, tmp_path):
     path = str(tmp_path / "cow")
     t = _table(spark, path)
-    assert PART in _listed(path)
+    assert PART in _partitions(path)
     _assert_right(spark, path)
     assert si.entry_key("a$b", "k001") == "a\\$b$k001" and "a\\$b$k001" in _entries(spark, path)
     t.upsert(_rows(spark, range(30, 50), 2, city=lambda i: f"new{i % 3}"))  # 10 values change, 10 inserts
@@ -123,12 +118,12 @@ def test_writes_drop_what_they_cannot_keep(spark, tmp_path):
     path = str(tmp_path / "drop")
     t = _table(spark, path)
     t.upsert(_rows(spark, range(3), 2), options={"hoodie.metadata.index.secondary.enable": "false"})
-    assert PART not in _listed(path) and "record_index" in _listed(path)
+    assert PART not in _partitions(path) and "record_index" in _partitions(path)
     assert not (Path(path) / ".hoodie" / "metadata" / PART).exists()
     indexing.create(spark, path, PART)  # the definition names the column
     _assert_right(spark, path)
     t.upsert(_rows(spark, range(3), 3), options={"hoodie.metadata.record.index.enable": "false"})
-    assert PART not in _listed(path) and "record_index" not in _listed(path)
+    assert PART not in _partitions(path) and "record_index" not in _partitions(path)
 
 
 def test_errors_name_the_problem(spark, tmp_path):
@@ -142,7 +137,7 @@ def test_errors_name_the_problem(spark, tmp_path):
         indexing.create(spark, path, PART, column="town")
     with pytest.raises(indexing.IndexingError, match="cannot cover 'f' of type double"):
         indexing.create(spark, path, "secondary_index_f_idx", column="f")
-    assert not [p for p in _listed(path) if p.startswith("secondary_index_")]
+    assert not [p for p in _partitions(path) if p.startswith("secondary_index_")]
 
 
 def test_cli_creates_looks_up_and_drops(spark, tmp_path, capsys, monkeypatch):
@@ -157,7 +152,7 @@ def test_cli_creates_looks_up_and_drops(spark, tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "a$b: k001, k006" in out and "nowhere: no record" in out
     assert cli(["index", "drop", path, "--name", "city_idx"]) == 0
-    assert PART not in _listed(path)
+    assert PART not in _partitions(path)
     assert PART not in json.loads((Path(path) / ".hoodie" / ".index_defs" / "index.json").read_text())[
         "indexDefinitions"]
 
@@ -173,12 +168,12 @@ def test_built_while_a_writer_goes_on(spark, tmp_path):
         if started:  # the writes below pass this crash point too
             return
         started.append(True)
-        assert PART not in _listed(path)
+        assert PART not in _partitions(path)
         writes.append(t.upsert(_rows(spark, range(25, 35), 2, city=lambda i: "rome")))
         writes.append(t.delete(_rows(spark, range(0, 4), 3)))
     with faults.at("after_files", meanwhile):
         indexing.create(spark, path, PART, column="city")
-    assert len(writes) == 2 and PART in _listed(path)
+    assert len(writes) == 2 and PART in _partitions(path)
     assert {e for e in _entries(spark, path) if e.startswith("rome$")} == {f"rome$k{i:03d}" for i in range(25, 35)}
     _assert_right(spark, path)
     t.upsert(_rows(spark, range(30, 33), 4, city=lambda i: "oslo"))  # later writes keep it
@@ -195,7 +190,7 @@ def test_sql_create_and_drop_index(spark, tmp_path):
         spark.sql("INSERT INTO si_sql VALUES ('a', 1, 'paris'), ('b', 1, 'oslo'), ('c', 1, 'paris')")
         path = _location(spark, "si_sql")
         spark.sql("CREATE INDEX idx_city ON si_sql (city)")
-        assert "secondary_index_idx_city" in _listed(path)
+        assert "secondary_index_idx_city" in _partitions(path)
         spark.sql("CREATE INDEX IF NOT EXISTS idx_city ON si_sql (city)")  # already there: nothing happens
         with pytest.raises(Exception, match="idx_city"):
             spark.sql("CREATE INDEX idx_city ON si_sql (city)")
@@ -205,7 +200,7 @@ def test_sql_create_and_drop_index(spark, tmp_path):
         spark.sql("INSERT INTO si_sql VALUES ('d', 1, 'oslo')")
         assert _entries(spark, path, "secondary_index_idx_city") == {"rome$a", "oslo$b", "paris$c", "oslo$d"}
         spark.sql("DROP INDEX idx_city ON si_sql")
-        assert "secondary_index_idx_city" not in _listed(path) and "record_index" in _listed(path)
+        assert "secondary_index_idx_city" not in _partitions(path) and "record_index" in _partitions(path)
         with pytest.raises(Exception, match="idx_city"):
             spark.sql("DROP INDEX idx_city ON si_sql")
     finally:
