@@ -174,7 +174,7 @@ def test_no_record_index_pruning_when_not_allowed(spark, fixture_tables, options
 def test_filters_that_do_not_pin_the_key(spark, fixture_tables):
     path = fixture_tables[V9_COW_META]
     for condition in (F.col("txn_id") > "TXN-005", (F.col("txn_id") == "TXN-001") | (F.col("amount") > 0),
-                      F.col("merchant_name") == "Amazon"):
+                      F.col("currency") == "USD"):  # no index covers currency
         _, metrics, described = run(read(spark, path).where(condition))
         assert described[0] == "off(no-key-filter)"
         assert metrics["fileSlicesAfterRecordIndex"] == metrics["fileSlicesAfterSkipping"]

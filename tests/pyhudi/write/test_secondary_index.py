@@ -224,3 +224,18 @@ def test_apache_hudis_own_secondary_index_kept_by_our_writes(spark, fixture_tabl
     after = _entries(spark, path, part)
     assert after == _expected(spark, path, "rider") and len(after) == len(before)
     assert sum(e.split("$")[0].endswith("-moved") for e in after) == 2
+
+
+def test_reads_of_our_table_prune_by_its_secondary_index(spark, tmp_path):
+    import re
+
+    from pyspark.sql import functions as F
+    path = str(tmp_path / "read")
+    t = _table(spark, path)
+    t.upsert(_rows(spark, [7], 2, city=lambda i: "lyon"))  # the index's log file holds lyon$k007
+    described = re.compile(r"record_index: (\d+) keys? \(secondary_index_city_idx: 1 value\) -> (\d+) file groups?")
+    for value, ids in (("lyon", ["k007"]), ("a$b", [f"k{i:03d}" for i in range(1, 40, 5)]), ("nowhere", [])):
+        df = spark.read.format("hudi-meta").load(path).where(F.col("city") == value)
+        assert sorted(r.id for r in df.select("id").collect()) == ids
+        m = described.search(df._jdf.queryExecution().executedPlan().toString())
+        assert m and int(m[1]) == len(ids) and (int(m[2]) > 0) == bool(ids), value

@@ -186,7 +186,7 @@ public final class RecordIndex implements Closeable {
   }
 
   /** The session's Hadoop configuration (Hadoop's defaults without a session) with {@code options} set over it. */
-  private static Configuration hadoopConf(SparkSession session, Map<String, String> options) {
+  static Configuration hadoopConf(SparkSession session, Map<String, String> options) {
     Configuration conf =
       session instanceof org.apache.spark.sql.classic.SparkSession classic
         ? classic.sessionState().newHadoopConf()
@@ -201,7 +201,7 @@ public final class RecordIndex implements Closeable {
     return conf;
   }
 
-  private static FileSystem fileSystem(Path base, Configuration conf) {
+  static FileSystem fileSystem(Path base, Configuration conf) {
     try {
       return base.getFileSystem(conf);
     } catch (IOException e) {

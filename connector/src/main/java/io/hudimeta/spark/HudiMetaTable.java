@@ -1,5 +1,6 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.index.IndexDefinitions;
 import io.hudimeta.spark.sql.SqlTableProperties;
 import io.hudimeta.table.TableConfig;
 import io.hudimeta.table.TableNotFoundException;
@@ -9,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -271,7 +273,9 @@ public final class HudiMetaTable
 
   @Override
   public TableIndex[] listIndexes() {
-    return TableIndexes.list(storedConfig());
+    TableSnapshot stored = TableSnapshot.load(ReadOptions.parse(options));
+    IndexDefinitions defs = IndexDefinitions.load(stored.fileSystem(), new Path(stored.basePath()), stored.config());
+    return TableIndexes.list(stored.config(), defs);
   }
 
   /** hoodie.properties as stored now (an index built since this table was resolved counts). */

@@ -1,6 +1,9 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.index.IndexDefinitions;
 import io.hudimeta.index.RecordIndex;
+import io.hudimeta.index.SecondaryIndex;
+import io.hudimeta.index.SecondaryValues;
 import io.hudimeta.metadata.MetadataTable;
 import io.hudimeta.table.FileGroupId;
 import io.hudimeta.table.TableConfig;
@@ -11,7 +14,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.sql.sources.And;
 import org.apache.spark.sql.sources.EqualNullSafe;
 import org.apache.spark.sql.sources.EqualTo;
@@ -31,12 +37,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Record-level index pruning (Apache Hudi's RecordLevelIndexSupport): when the pushed filters pin the
- * record key to a few values ({@code =} or {@code IN} on {@code _hoodie_record_key}, or on the single
- * record key field of a key generator that writes the field's value as the key, also inside AND/OR), only
- * the file groups the record index places those keys in are read; keys it does not hold read nothing.
- * Like column_stats pruning it needs data skipping, the metadata table (in sync) and the latest snapshot,
- * and every filter is still applied after the scan.
+ * Record-level index pruning (Apache Hudi's RecordLevelIndexSupport and SecondaryIndexSupport): when the
+ * pushed filters pin the record keys of the rows they keep, only the file groups the record index places
+ * those keys in are read; keys it does not hold read nothing. A filter pins keys when it compares
+ * ({@code =}, {@code <=>} with a value, {@code IN}) the record key ({@code _hoodie_record_key}, or the
+ * single record key field of a key generator that writes the field's value as the key) or a column that a
+ * completed secondary index covers, which turns the values into the record keys of the rows holding them.
+ * AND intersects what its sides pin and OR unites it (when both sides pin keys); so do the top-level
+ * filters, being ANDed. Like column_stats pruning it needs data skipping, the metadata table (in sync) and
+ * the latest snapshot, and every filter is still applied after the scan.
  */
 final class RecordIndexPruning {
 
@@ -44,12 +53,17 @@ final class RecordIndexPruning {
   private static final Set<String> PLAIN_KEY_GENERATORS = Set.of("SIMPLE", "NON_PARTITION", "TIMESTAMP", "CUSTOM");
 
   private final MetadataTable mdt;
-  private final Set<String> keys;
+  private final KeyPin pin;
+  /** The secondary-index lookups {@link #pin} needs: every value of each index, by partition. */
+  private final Map<String, KeyPin.Values> lookups;
+  /** The keys looked up in record_index, once pruned. */
+  private Set<String> keys;
   private String outcome;
 
-  private RecordIndexPruning(MetadataTable mdt, Set<String> keys, String off) {
+  private RecordIndexPruning(MetadataTable mdt, KeyPin pin, String off) {
     this.mdt = mdt;
-    this.keys = keys;
+    this.pin = pin;
+    this.lookups = pin == null ? Map.of() : KeyPin.lookups(pin);
     this.outcome = off;
   }
 
@@ -57,11 +71,13 @@ final class RecordIndexPruning {
    * The pruning a query may do.
    *
    * @param mdt            the metadata table the plan uses for data skipping (in sync), or null
+   * @param fs             the table's file system (for its index definitions)
    * @param latestSnapshot whether the query is a snapshot of the latest instant
    */
   static RecordIndexPruning of(
     ReadOptions options,
     MetadataTable mdt,
+    FileSystem fs,
     TableConfig config,
     StructType schema,
     Filter[] filters,
@@ -79,45 +95,61 @@ final class RecordIndexPruning {
     if (!latestSnapshot) {
       return off("off(not-latest-snapshot)");
     }
-    Set<String> keys = pinnedKeys(filters, keyColumns(config, schema));
-    if (keys == null) {
+    KeyPin.Columns columns = new KeyPin.Columns(keyColumns(config, schema), indexedColumns(fs, mdt, schema));
+    KeyPin pin = KeyPin.of(filters, columns);
+    if (pin == null) {
       return off("off(no-key-filter)");
     }
-    if (keys.size() > options.recordIndexMaxKeys) {
-      return off(
-        "off(" + keys.size() + " keys > " + ReadOptions.RECORD_INDEX_MAX_KEYS + "=" + options.recordIndexMaxKeys + ")"
-      );
-    }
-    return new RecordIndexPruning(mdt, keys, null);
+    String over = overCap(pin, options.recordIndexMaxKeys);
+    return over != null
+      ? off("off(" + over + " > " + ReadOptions.RECORD_INDEX_MAX_KEYS + "=" + options.recordIndexMaxKeys + ")")
+      : new RecordIndexPruning(mdt, pin, null);
   }
 
   private static RecordIndexPruning off(String why) {
     return new RecordIndexPruning(null, null, why);
   }
 
-  /** Keys looked up (0 when off). */
+  /** "N keys" or "N values" when the filters pin more keys, or more secondary-index values, than {@code cap}. */
+  private static String overCap(KeyPin pin, int cap) {
+    int keys = KeyPin.keys(pin).size();
+    if (keys > cap) {
+      return plural(keys, "key");
+    }
+    int values = KeyPin.lookups(pin)
+      .values()
+      .stream()
+      .mapToInt(v -> v.texts().size())
+      .sum();
+    return values > cap ? plural(values, "value") : null;
+  }
+
+  /** Keys looked up in record_index (0 when off). */
   long keyCount() {
     return keys == null ? 0 : keys.size();
   }
 
-  /** e.g. "record_index: 2 keys -> 1 file group, 14 of 15 file slices pruned" or "record_index: off(why)". */
+  /**
+   * e.g. "record_index: 2 keys -> 1 file group, 14 of 15 file slices pruned", with the values the keys come
+   * from when a secondary index gave them ("3 keys (secondary_index_rider_idx: 2 values) -> ..."), or
+   * "record_index: off(why)".
+   */
   String describe() {
     return "record_index: " + (outcome == null ? "not planned" : outcome);
   }
 
   /** The splits of the file groups the index places the keys in, in their order. */
   List<SliceSplit> prune(List<SliceSplit> splits) {
-    if (keys == null) {
+    if (pin == null) {
       return splits;
     }
-    Set<FileGroupId> groups = new HashSet<>();
-    try (RecordIndex index = RecordIndex.of(mdt)) {
-      index
-        .lookup(keys)
-        .values()
-        .forEach(l -> groups.add(l.fileGroupId()));
+    Set<FileGroupId> groups;
+    try {
+      keys = KeyPin.resolve(pin, secondaryKeys());
+      groups = fileGroups(keys);
     } catch (RuntimeException e) {
-      LOG.warn("Not pruning by record_index of {}: it cannot be read", mdt.dataBasePath(), e);
+      LOG.warn("Not pruning by record_index of {}: an index cannot be read", mdt.dataBasePath(), e);
+      keys = null;
       outcome = "off(unreadable)";
       return splits;
     }
@@ -129,6 +161,7 @@ final class RecordIndexPruning {
     }
     outcome =
       plural(keys.size(), "key") +
+      valuesLookedUp() +
       " -> " +
       plural(groups.size(), "file group") +
       ", " +
@@ -139,11 +172,43 @@ final class RecordIndexPruning {
     return kept;
   }
 
+  /** What each secondary index holds for the pinned values: partition -> value text -> record keys. */
+  private Map<String, Map<String, Set<String>>> secondaryKeys() {
+    Map<String, Map<String, Set<String>>> out = new HashMap<>();
+    lookups.forEach((partition, v) -> out.put(partition, SecondaryIndex.of(mdt, v.index()).recordKeys(v.texts())));
+    return out;
+  }
+
+  /** The file groups the record index places the keys in (no lookup for no key). */
+  private Set<FileGroupId> fileGroups(Set<String> keys) {
+    Set<FileGroupId> groups = new HashSet<>();
+    if (keys.isEmpty()) {
+      return groups;
+    }
+    try (RecordIndex index = RecordIndex.of(mdt)) {
+      index
+        .lookup(keys)
+        .values()
+        .forEach(l -> groups.add(l.fileGroupId()));
+    }
+    return groups;
+  }
+
+  /** " (secondary_index_a: 2 values, ...)" for the secondary indexes looked up, else "". */
+  private String valuesLookedUp() {
+    if (lookups.isEmpty()) {
+      return "";
+    }
+    List<String> parts = new ArrayList<>();
+    lookups.forEach((partition, v) -> parts.add(partition + ": " + plural(v.texts().size(), "value")));
+    return " (" + String.join(", ", parts) + ")";
+  }
+
   private static String plural(long n, String noun) {
     return n + " " + noun + (n == 1 ? "" : "s");
   }
 
-  // ---- which filters pin the key ----
+  // ---- which columns pin the key ----
 
   /**
    * Columns whose value is the record key, with their types: {@code _hoodie_record_key} when written, and
@@ -167,54 +232,32 @@ final class RecordIndexPruning {
     return out;
   }
 
-  /** The keys every row passing all filters must have (sorted), or null when no filter pins them. */
-  static Set<String> pinnedKeys(Filter[] filters, Map<String, DataType> keyColumns) {
-    Set<String> out = null;
-    for (Filter f : filters) {
-      out = intersect(out, pinned(f, keyColumns));
+  /**
+   * Columns a completed secondary index covers and whose values can be turned into its key text
+   * ({@link SecondaryValues}), with that index; none when the table's index definitions cannot be read
+   * (record-key filters still prune).
+   */
+  static Map<String, KeyPin.Indexed> indexedColumns(FileSystem fs, MetadataTable mdt, StructType schema) {
+    if (
+      mdt
+        .availablePartitions()
+        .stream()
+        .noneMatch(p -> p.startsWith(IndexDefinitions.SECONDARY_PREFIX))
+    ) {
+      return Map.of();
     }
-    return out;
-  }
-
-  /** Keys a row must have for {@code f} to be true; null when {@code f} does not pin the key. */
-  private static Set<String> pinned(Filter f, Map<String, DataType> keyColumns) {
-    if (f instanceof And a) {
-      return intersect(pinned(a.left(), keyColumns), pinned(a.right(), keyColumns));
+    IndexDefinitions definitions;
+    try {
+      definitions = IndexDefinitions.load(fs, mdt.dataBasePath(), mdt.dataConfig());
+    } catch (RuntimeException e) {
+      LOG.warn("Not pruning by the secondary indexes of {}: their definitions cannot be read", mdt.dataBasePath(), e);
+      return Map.of();
     }
-    if (f instanceof Or o) {
-      Set<String> l = pinned(o.left(), keyColumns);
-      Set<String> r = pinned(o.right(), keyColumns);
-      if (l == null || r == null) {
-        return null;
-      }
-      l.addAll(r);
-      return l;
-    }
-    if (f instanceof EqualTo e) {
-      return values(keyColumns.get(e.attribute()), new Object[] { e.value() });
-    }
-    if (f instanceof EqualNullSafe e && e.value() != null) {
-      return values(keyColumns.get(e.attribute()), new Object[] { e.value() });
-    }
-    if (f instanceof In in) {
-      return values(keyColumns.get(in.attribute()), in.values());
-    }
-    return null;
-  }
-
-  /** The keys of literals compared with a key column (a null literal matches no row); null if any is not a key. */
-  private static Set<String> values(DataType column, Object[] literals) {
-    if (column == null) {
-      return null;
-    }
-    Set<String> out = new TreeSet<>();
-    for (Object v : literals) {
-      if (v != null) {
-        String key = keyText(column, v);
-        if (key == null) {
-          return null;
-        }
-        out.add(key);
+    Map<String, KeyPin.Indexed> out = new HashMap<>();
+    for (IndexDefinitions.Secondary d : definitions.secondary().values()) {
+      DataType type = schema.getFieldIndex(d.column()).isDefined() ? schema.apply(d.column()).dataType() : null;
+      if (SecondaryIndex.available(mdt, d) && type != null && SecondaryValues.isIndexable(type)) {
+        out.putIfAbsent(d.column(), new KeyPin.Indexed(d, type));
       }
     }
     return out;
@@ -244,13 +287,172 @@ final class RecordIndexPruning {
     return integral ? value.toString() : null;
   }
 
-  private static Set<String> intersect(Set<String> a, Set<String> b) {
-    if (a == null) {
-      return b;
+  // ---- what the filters pin ----
+
+  /**
+   * What filters say of the record keys of the rows they keep: these keys ({@link Keys}), the keys a
+   * secondary index holds for these values ({@link Values}), or the keys both ({@link Both}, AND) or either
+   * ({@link Either}, OR) of two pins give; a filter that says nothing has no pin (null). A tree, not a key set,
+   * so that planning reads no index: the secondary-index lookups run once, when pruning, for all values.
+   */
+  sealed interface KeyPin {
+    record Keys(Set<String> keys) implements KeyPin {}
+
+    record Values(IndexDefinitions.Secondary index, Set<String> texts) implements KeyPin {}
+
+    record Both(KeyPin left, KeyPin right) implements KeyPin {}
+
+    record Either(KeyPin left, KeyPin right) implements KeyPin {}
+
+    /** A column a secondary index covers: the index, and the column's type (how literals become key text). */
+    record Indexed(IndexDefinitions.Secondary index, DataType type) {}
+
+    /** The columns whose literals pin keys: key columns with their types, indexed columns. */
+    record Columns(Map<String, DataType> keys, Map<String, Indexed> indexed) {}
+
+    /** What all filters (ANDed) pin, or null. */
+    static KeyPin of(Filter[] filters, Columns columns) {
+      KeyPin out = null;
+      for (Filter f : filters) {
+        out = both(out, of(f, columns));
+      }
+      return out;
     }
-    if (b != null) {
-      a.retainAll(b);
+
+    private static KeyPin of(Filter f, Columns c) {
+      if (f instanceof And a) {
+        return both(of(a.left(), c), of(a.right(), c));
+      }
+      if (f instanceof Or o) {
+        return either(of(o.left(), c), of(o.right(), c));
+      }
+      if (f instanceof EqualTo e) {
+        return compared(e.attribute(), new Object[] { e.value() }, c);
+      }
+      if (f instanceof EqualNullSafe e && e.value() != null) {
+        return compared(e.attribute(), new Object[] { e.value() }, c);
+      }
+      if (f instanceof In in) {
+        return compared(in.attribute(), in.values(), c);
+      }
+      return null;
     }
-    return a;
+
+    /** The pin of a column compared with literals (a null literal matches no row); null if any is unknown. */
+    private static KeyPin compared(String column, Object[] literals, Columns c) {
+      DataType keyType = c.keys().get(column);
+      if (keyType != null) {
+        Set<String> keys = texts(literals, v -> keyText(keyType, v));
+        return keys == null ? null : new Keys(keys);
+      }
+      Indexed indexed = c.indexed().get(column);
+      if (indexed != null) {
+        Set<String> texts = texts(literals, v -> SecondaryValues.text(indexed.type(), v));
+        return texts == null ? null : new Values(indexed.index(), texts);
+      }
+      return null;
+    }
+
+    private static Set<String> texts(Object[] literals, Function<Object, String> text) {
+      Set<String> out = new TreeSet<>();
+      for (Object v : literals) {
+        if (v != null) {
+          String t = text.apply(v);
+          if (t == null) {
+            return null;
+          }
+          out.add(t);
+        }
+      }
+      return out;
+    }
+
+    /** Rows both keep; like pins merge now (the same index: values both hold, of one column = common ones). */
+    static KeyPin both(KeyPin a, KeyPin b) {
+      if (a == null || b == null) {
+        return a == null ? b : a;
+      }
+      if (a instanceof Keys x && b instanceof Keys y) {
+        return new Keys(common(x.keys(), y.keys()));
+      }
+      if (a instanceof Values x && b instanceof Values y && x.index().equals(y.index())) {
+        return new Values(x.index(), common(x.texts(), y.texts()));
+      }
+      return new Both(a, b);
+    }
+
+    /** Rows either keeps: a pin only when both sides pin. */
+    static KeyPin either(KeyPin a, KeyPin b) {
+      if (a == null || b == null) {
+        return null;
+      }
+      if (a instanceof Keys x && b instanceof Keys y) {
+        return new Keys(all(x.keys(), y.keys()));
+      }
+      if (a instanceof Values x && b instanceof Values y && x.index().equals(y.index())) {
+        return new Values(x.index(), all(x.texts(), y.texts()));
+      }
+      return new Either(a, b);
+    }
+
+    /** Every key a pin names itself. */
+    static Set<String> keys(KeyPin p) {
+      if (p instanceof Keys k) {
+        return k.keys();
+      }
+      if (p instanceof Both b) {
+        return all(keys(b.left()), keys(b.right()));
+      }
+      return p instanceof Either e ? all(keys(e.left()), keys(e.right())) : Set.of();
+    }
+
+    /** Every secondary-index value a pin names, by index partition (sorted). */
+    static Map<String, Values> lookups(KeyPin p) {
+      Map<String, Values> out = new TreeMap<>();
+      addLookups(p, out);
+      return out;
+    }
+
+    private static void addLookups(KeyPin p, Map<String, Values> out) {
+      if (p instanceof Values v) {
+        out.merge(v.index().partition(), v, (x, y) -> new Values(x.index(), all(x.texts(), y.texts())));
+      } else if (p instanceof Both b) {
+        addLookups(b.left(), out);
+        addLookups(b.right(), out);
+      } else if (p instanceof Either e) {
+        addLookups(e.left(), out);
+        addLookups(e.right(), out);
+      }
+    }
+
+    /** The keys a pin gives, with what the secondary indexes hold: partition -> value text -> keys. */
+    static Set<String> resolve(KeyPin p, Map<String, Map<String, Set<String>>> found) {
+      if (p instanceof Keys k) {
+        return new TreeSet<>(k.keys());
+      }
+      if (p instanceof Values v) {
+        Map<String, Set<String>> byValue = found.getOrDefault(v.index().partition(), Map.of());
+        Set<String> out = new TreeSet<>();
+        v.texts().forEach(t -> out.addAll(byValue.getOrDefault(t, Set.of())));
+        return out;
+      }
+      if (p instanceof Both b) {
+        return common(resolve(b.left(), found), resolve(b.right(), found));
+      }
+      Either e = (Either) p;
+      return all(resolve(e.left(), found), resolve(e.right(), found));
+    }
+
+    private static Set<String> common(Set<String> a, Set<String> b) {
+      Set<String> out = new TreeSet<>(a);
+      out.retainAll(b);
+      return out;
+    }
+
+    private static Set<String> all(Set<String> a, Set<String> b) {
+      Set<String> out = new TreeSet<>(a);
+      out.addAll(b);
+      return out;
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.index.IndexDefinitions;
 import io.hudimeta.table.TableConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,6 +11,7 @@ import java.util.Properties;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.index.SupportsIndex;
 import org.apache.spark.sql.connector.catalog.index.TableIndex;
+import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 
 /**
@@ -21,9 +23,9 @@ import org.apache.spark.sql.connector.expressions.NamedReference;
  */
 final class TableIndexes {
 
-  static final String SECONDARY = "secondary_index";
+  static final String SECONDARY = IndexDefinitions.SECONDARY_TYPE;
   static final String RECORD = "record_index";
-  private static final String SECONDARY_PREFIX = SECONDARY + "_";
+  private static final String SECONDARY_PREFIX = IndexDefinitions.SECONDARY_PREFIX;
 
   private TableIndexes() {}
 
@@ -73,13 +75,17 @@ final class TableIndexes {
     return listed(config).contains(partition(name, RECORD.equals(name) ? RECORD : SECONDARY));
   }
 
-  /** The indexes the table lists as built. */
-  static TableIndex[] list(TableConfig config) {
+  /** The indexes the table lists as built, a secondary index with the column its definition names. */
+  static TableIndex[] list(TableConfig config, IndexDefinitions definitions) {
     List<TableIndex> out = new ArrayList<>();
     for (String p : config.metadataPartitions()) {
-      if (p.equals(RECORD) || p.startsWith(SECONDARY_PREFIX)) {
-        String type = p.equals(RECORD) ? RECORD : SECONDARY;
-        out.add(new TableIndex(p, type, new NamedReference[0], Map.of(), new Properties()));
+      if (p.equals(RECORD)) {
+        out.add(new TableIndex(p, RECORD, new NamedReference[0], Map.of(), new Properties()));
+      } else if (p.startsWith(SECONDARY_PREFIX)) {
+        IndexDefinitions.Secondary d = definitions.secondary().get(p);
+        NamedReference[] columns =
+          d == null ? new NamedReference[0] : new NamedReference[] { Expressions.column(d.column()) };
+        out.add(new TableIndex(p, SECONDARY, columns, Map.of(), new Properties()));
       }
     }
     return out.toArray(new TableIndex[0]);

@@ -332,7 +332,7 @@ final class TableSnapshot {
       }
     }
     List<SliceSplit> afterStats = skipping.pruneSlices(candidates);
-    RecordIndexPruning recordIndex = RecordIndexPruning.of(options, mdt, config, schema, filters, latest);
+    RecordIndexPruning recordIndex = RecordIndexPruning.of(options, mdt, fs, config, schema, filters, latest);
     List<SliceSplit> splits = recordIndex.prune(afterStats);
     int fileCount = fileCount(splits);
     planStats =

@@ -388,6 +388,14 @@ public final class TableConfig {
     return new LinkedHashSet<>(csv(props.get("hoodie.table.metadata.partitions.inflight")));
   }
 
+  /**
+   * {@code hoodie.table.index.defs.path}: the JSON file of the table's index definitions (which column each
+   * secondary index covers), relative to the base path unless absolute; null when the table defines none.
+   */
+  public String indexDefinitionsPath() {
+    return trimOrNull(props.get("hoodie.table.index.defs.path"));
+  }
+
   /** Avro schema JSON the table was created with, or null. */
   public String createSchema() {
     return trimOrNull(props.get("hoodie.table.create.schema"));
