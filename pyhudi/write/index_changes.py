@@ -3,6 +3,8 @@ moved, gone) and the secondary indexes (entries added and removed) - kept from i
 metadata-table commit, and the writers that commit them."""
 from __future__ import annotations
 
+from typing import Callable
+
 from pyspark.sql import DataFrame, SparkSession
 
 from pyhudi.metadata import MetadataWriter
@@ -26,6 +28,7 @@ class IndexChanges:
         self.keys: DataFrame | None = None  # the record index's (KEY, PART, LOC, DELETED)
         self.entries: dict[str, DataFrame] = {}  # secondary index partition -> its (KEY, PART, LOC, DELETED)
         self._indexes: list[secondary_index.Index] | None = None
+        self._entries_of: Callable[[secondary_index.Index], DataFrame | None] | None = None  # this write's
 
     def secondary_indexes(self, props: dict[str, str] | None) -> list[secondary_index.Index]:
         """The secondary indexes this write keeps (once the table has them, with the record index)."""
@@ -36,6 +39,14 @@ class IndexChanges:
         return self._indexes
 
     def metadata_partitions(self, props: dict[str, str] | None) -> list[str]:
+        """The partitions to keep, as `props` (read again before the commit) lists them: an index whose build
+        began after this write looked gets this write's entries now, so the write does not drop it."""
+        known = {i.partition for i in self.secondary_indexes(props)}
+        if self._entries_of is not None and set(secondary_index.listed(props)) - known:
+            self._indexes = None
+            for index in self.secondary_indexes(props):
+                if index.partition not in known:
+                    self.entries[index.partition] = self._entries_of(index)
         return list(self.cfg.metadata_partitions) + [i.partition for i in self.secondary_indexes(props)]
 
     def note(self, props: dict[str, str] | None, tagged: DataFrame | None, replaced: dict[str, list[str]],
@@ -45,9 +56,10 @@ class IndexChanges:
         if not self.cfg.maintains_record_index:
             return
         self.keys = self._kept(record_index.key_changes(self.spark, self.path, tagged, replaced, upserts_known))
+        self._entries_of = lambda index: self._kept(secondary_index.changes(
+            self.spark, self.path, index, tagged, replaced, upserts_known, ordering))
         for index in self.secondary_indexes(props):
-            self.entries[index.partition] = self._kept(secondary_index.changes(
-                self.spark, self.path, index, tagged, replaced, upserts_known, ordering))
+            self.entries[index.partition] = self._entries_of(index)
 
     def note_written(self, props: dict[str, str] | None, stats) -> None:
         """The changes of a write that learns its file groups as it writes them (bulk_insert): every key
@@ -55,8 +67,9 @@ class IndexChanges:
         if not self.cfg.maintains_record_index:
             return
         self.keys = record_index.written_keys(self.spark, self.path, stats)
+        self._entries_of = lambda index: secondary_index.written(self.spark, self.path, index, stats)
         for index in self.secondary_indexes(props):
-            self.entries[index.partition] = secondary_index.written(self.spark, self.path, index, stats)
+            self.entries[index.partition] = self._entries_of(index)
 
     def _kept(self, changes: DataFrame | None) -> DataFrame | None:
         if changes is not None and not self.cached:  # nothing cached to compute them from

@@ -64,8 +64,7 @@ def maintained(spark: SparkSession, table_uri: str, storage: Storage, base: str,
                ) -> list[Index]:
     """The secondary indexes of the table, built or being built, that have a definition (a column) to keep
     them by (a write keeps an index being built ready for the build's hand-over)."""
-    listed = completed_partitions(props) + csv(props.get(INFLIGHT_PARTITIONS_KEY))
-    parts = list(dict.fromkeys(p for p in listed if is_secondary_index(p)))
+    parts = listed(props)
     if not parts:
         return []
     definitions = index_definitions.load(storage, base, props)
@@ -76,6 +75,12 @@ def maintained(spark: SparkSession, table_uri: str, storage: Storage, base: str,
         if column is not None and column in schema.fieldNames():
             out.append(Index(part, column, schema[column].dataType))
     return out
+
+
+def listed(props: dict[str, str] | None) -> list[str]:
+    """The secondary-index partitions the table lists, built or being built."""
+    parts = completed_partitions(props or {}) + csv((props or {}).get(INFLIGHT_PARTITIONS_KEY))
+    return list(dict.fromkeys(p for p in parts if is_secondary_index(p)))
 
 
 def snapshot_rows(spark: SparkSession, table_uri: str, index: Index,

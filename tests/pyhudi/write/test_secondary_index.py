@@ -239,3 +239,21 @@ def test_reads_of_our_table_prune_by_its_secondary_index(spark, tmp_path):
         assert sorted(r.id for r in df.select("id").collect()) == ids
         m = described.search(df._jdf.queryExecution().executedPlan().toString())
         assert m and int(m[1]) == len(ids) and (int(m[2]) > 0) == bool(ids), value
+
+
+def test_an_index_built_while_a_write_ran_gets_that_writes_entries(spark, tmp_path, monkeypatch):
+    """A write that looked before an index was defined, and commits after its build completed, writes its
+    entries at the commit (it neither leaves the index stale nor drops it)."""
+    from pyhudi.write import secondary_index
+    path = str(tmp_path / "late")
+    t = _table(spark, path)
+    real, calls = secondary_index.maintained, []
+
+    def unseen_at_first(*args):
+        calls.append(1)
+        return [] if len(calls) == 1 else real(*args)
+    monkeypatch.setattr(secondary_index, "maintained", unseen_at_first)
+    t.upsert(_rows(spark, range(5), 2, city=lambda i: "late"))
+    assert len(calls) >= 2 and PART in _partitions(path)
+    _assert_right(spark, path)
+    assert {e for e in _entries(spark, path) if e.startswith("late$")} == {f"late$k{i:03d}" for i in range(5)}
