@@ -49,11 +49,18 @@ def _deduped(batch: pa.Table, cfg: WriteConfig) -> pa.Table:
     keys = [("_hoodie_record_key", "ascending")]
     if cfg.ordering_field and cfg.ordering_field in batch.column_names:
         keys.append((cfg.ordering_field, "descending"))
-    ranked = batch.append_column("_hudi_i", order).sort_by(keys + [("_hudi_i", "descending")], null_placement="at_end")
+    ranked = _sorted(batch.append_column("_hudi_i", order), keys + [("_hudi_i", "descending")])
     k = ranked.column("_hoodie_record_key").to_numpy(zero_copy_only=False)
     first = np.r_[True, k[1:] != k[:-1]] if len(k) else np.zeros(0, bool)
     kept = ranked.filter(pa.array(first)).sort_by("_hudi_i")  # input order, as the write would see it
     return kept.drop_columns(["_hudi_i"])
+
+
+def _sorted(table: pa.Table, keys: list[tuple[str, str]]) -> pa.Table:
+    """`table` sorted by `keys`, nulls last (pyarrow 25 takes the null placement per key, older ones once)."""
+    if int(pa.__version__.split(".")[0]) >= 25:
+        return table.sort_by([(name, order, "at_end") for name, order in keys])
+    return table.sort_by(keys, null_placement="at_end")
 
 
 def has_null_keys(batch: pa.Table, fields: list[str]) -> bool:
