@@ -93,7 +93,7 @@ def create(spark: SparkSession, path: str, partition: str = RECORD_INDEX, option
                 mdt.list_partition(partition)
                 return tl.complete(inflight, im.encode(im.INDEX_COMMIT, {
                     "version": 1, "operationType": None, "indexPartitionInfos": [info]}))
-            caught, done = _hand_over(table, mdt, rows, seen, t, finish,
+            caught, done = _hand_over(table, mdt, t, finish,
                                       lambda tl: _catch_up(spark, table, mdt, rows, tl, seen, t, count, partition,
                                                            snapshot))
             progress(f"indexing {t}: caught up with {len(caught)} writes completed during the build; "
@@ -146,7 +146,7 @@ def _snapshot(spark: SparkSession, table: ServiceTable, partition: str, column: 
     return lambda groups: secondary_index.snapshot_rows(spark, table.uri, index, groups)
 
 
-def _hand_over(table: ServiceTable, mdt, rows: DataFrame, seen: set[str], t: str, finish: Callable[[], Instant],
+def _hand_over(table: ServiceTable, mdt, t: str, finish: Callable[[], Instant],
                catch_up: Callable[[Timeline], list[str]]) -> tuple[list[str], Instant]:
     """Under the hand-off lock, once no write requested before `t` is pending: applies the writes completed
     since the snapshot as the MDT deltacommit `t`, then `finish()` (lists the partition, completes the
