@@ -101,7 +101,8 @@ def write_group(table: pa.Table, task: WriteTask) -> pa.Table:
 # ---- base files ---------------------------------------------------------------------------
 
 def _ordering(table: pa.Table, task: WriteTask, i: int):
-    return table.column(task.ordering_field)[i].as_py() if task.ordering_field else None
+    given = task.ordering_field and task.ordering_field in table.column_names  # deletes may give keys only
+    return table.column(task.ordering_field)[i].as_py() if given else None
 
 
 def _incoming_wins(old: pa.Table, j: int, new: pa.Table, i: int, task: WriteTask) -> bool:
@@ -157,8 +158,8 @@ def _merge_unique(old: pa.Table, new: pa.Table, task: WriteTask) -> cdc.Changes:
 
 def _incoming_wins_all(old: pa.Table, j: np.ndarray, new: pa.Table, i: np.ndarray, task: WriteTask) -> np.ndarray:
     """_incoming_wins for every matched pair (old row j[k], incoming row i[k])."""
-    if not (task.event_time and task.ordering_field and len(j)):
-        return np.ones(len(j), dtype=bool)
+    if not (task.event_time and task.ordering_field in new.column_names and len(j)):
+        return np.ones(len(j), dtype=bool)  # no ordering (or a keys-only delete): the incoming record wins
     n = new.column(task.ordering_field).take(pa.array(i))
     o = old.column(task.ordering_field).take(pa.array(j)).cast(n.type)  # an older file may hold a narrower type
     return pc.fill_null(pc.or_kleene(pc.is_null(o), pc.greater_equal(n, o)), False).to_numpy(zero_copy_only=False)

@@ -123,10 +123,11 @@ def _record_changes(spark: SparkSession, table_uri: str, index: Index, tagged: D
     rk = F.col("_hoodie_record_key")
     soft = (F.coalesce(F.col("_hoodie_is_deleted").cast("boolean"), F.lit(False))
             if "_hoodie_is_deleted" in tagged.columns else F.lit(False))
+    given = set(tagged.columns)  # a delete may give keys only
+    value = F.col(index.column) if index.column in given else F.lit(None).cast(index.dtype)
     incoming = tagged.select(rk, F.col("_hoodie_partition_path").alias(PART), F.col(FG).alias(LOC),
-                             F.col(OP), soft.alias("_si_soft"),
-                             index.entry_key(F.col(index.column), rk).alias(_NEW),
-                             (F.col(ordering) if ordering else F.lit(None)).alias(_ORD))
+                             F.col(OP), soft.alias("_si_soft"), index.entry_key(value, rk).alias(_NEW),
+                             (F.col(ordering) if ordering in given else F.lit(None)).alias(_ORD))
     matched = incoming.filter(F.col(OP).isin(UPDATE, DELETE)) if upserts_known else incoming
     keys = [r[0] for r in matched.select("_hoodie_record_key").limit(POINT_READ_MAX_KEYS + 1).collect()]
     if len(keys) > POINT_READ_MAX_KEYS:

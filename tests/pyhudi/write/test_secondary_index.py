@@ -70,6 +70,9 @@ def test_entries_follow_every_copy_on_write_write(spark, tmp_path):
     _assert_right(spark, path)
     t.delete(_rows(spark, range(0, 40, 4), 3))
     _assert_right(spark, path)
+    t.delete(_rows(spark, [1, 2], 3).select("id", "region"))  # keys only
+    assert not {e for e in _entries(spark, path) if e.endswith(("$k001", "$k002"))}
+    _assert_right(spark, path)
     t.insert_overwrite(_rows(spark, range(100, 104), 4, region="eu"))  # eu's old records and entries go
     _assert_right(spark, path)
     t.cluster(options={"hoodie.clustering.plan.strategy.small.file.limit": str(1 << 30)})
@@ -86,6 +89,7 @@ def test_entries_follow_merge_on_read_logs_and_compaction(spark, tmp_path, monke
                                "hoodie.compact.inline": "false", "hoodie.metadata.compact.max.delta.commits": "1"})
     t.upsert(_rows(spark, range(20, 50), 2, city=lambda i: "lyon"))
     t.delete(_rows(spark, range(0, 6), 3))
+    t.delete(_rows(spark, [6, 7], 3).select("id", "region"))  # keys only
     _assert_right(spark, path)
     # the metadata table's compaction merged the index's log files into new base files
     assert len(list((Path(path) / ".hoodie" / "metadata" / PART).glob("*.hfile"))) > 10
