@@ -333,10 +333,8 @@ def _index_partition(args) -> str:
         if args.column:
             raise SystemExit("error: --column goes with --type secondary")
         return "record_index"
-    if args.action == "create" and not args.column:
-        raise SystemExit("error: a secondary index needs --column COLUMN")
     if not (args.name or args.column):
-        raise SystemExit("error: name the secondary index: --name NAME")
+        raise SystemExit("error: a secondary index needs --column COLUMN (to create one) or --name NAME")
     return si.partition_of(args.name or f"{args.column}_idx")
 
 
