@@ -24,15 +24,11 @@ import org.apache.spark.sql.sources.EqualTo;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.sources.In;
 import org.apache.spark.sql.sources.Or;
-import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.IntegerType;
-import org.apache.spark.sql.types.LongType;
-import org.apache.spark.sql.types.ShortType;
-import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.unsafe.types.UTF8String;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -264,27 +260,17 @@ final class RecordIndexPruning {
   }
 
   /**
-   * Types whose values this reader can turn into their record key: strings compared bytewise (under another
-   * collation = matches values whose bytes differ from the literal) and integers.
+   * Types whose values this reader can turn into their record key: those whose key text a secondary index
+   * knows ({@link SecondaryValues}: bytewise strings, integers) but booleans and dates, which a key generator
+   * writing the field's value would render otherwise.
    */
   private static boolean isKeyType(DataType t) {
-    return (
-      (t instanceof StringType st && st.supportsBinaryEquality()) ||
-      t instanceof ByteType ||
-      t instanceof ShortType ||
-      t instanceof IntegerType ||
-      t instanceof LongType
-    );
+    return SecondaryValues.isIndexable(t) && !(t instanceof BooleanType) && !(t instanceof DateType);
   }
 
   /** The record key a literal compared with a key column is written as (its text), or null when unknown. */
   private static String keyText(DataType column, Object value) {
-    if (column instanceof StringType) {
-      return value instanceof String || value instanceof UTF8String ? value.toString() : null;
-    }
-    boolean integral =
-      value instanceof Byte || value instanceof Short || value instanceof Integer || value instanceof Long;
-    return integral ? value.toString() : null;
+    return SecondaryValues.text(column, value);
   }
 
   // ---- what the filters pin ----
