@@ -1,9 +1,10 @@
 """The synced view (io.hudimeta.view.SyncedView) applies each new instant instead of rebuilding, and the
 view it keeps equals one built from scratch, from the metadata table and from a storage listing, after
 every step of random sequences of writes, updates, replaces, failed writes rolled back, writes left
-pending, cleans and compaction plans (property-style, with hypothesis). Tables are written with pyhudi's
-own file writers and timeline (tests/pyhudi/metadata/synthetic.py), the metadata table committed with
-each instant as the write client does."""
+pending, cleans, compaction plans, and compactions and clusterings run by pyhudi's table services
+(property-style, with hypothesis). Tables are written with pyhudi's own file writers and timeline
+(synthetic.py of the metadata tests), the metadata table committed with each instant as the write client
+does."""
 from __future__ import annotations
 
 import json
@@ -16,9 +17,10 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from pyhudi.services import clustering, compaction
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.rollback import rollback
 
@@ -26,13 +28,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "pyhudi" / "metadat
 from synthetic import SyntheticTable, start_write  # noqa: E402
 
 CITIES = ("a", "b", "c")
-OPS = ("insert", "update", "update", "replace", "rollback", "pending", "clean", "compaction_plan")
+OPS = ("insert", "update", "update", "replace", "rollback", "pending", "clean", "compaction_plan", "compact",
+       "cluster")
+SERVICES_RUN = ["insert", "update", "compaction_plan", "update", "compact", "update", "cluster", "update", "clean",
+                "compact"]
+# the services keep the metadata partitions the table has: only `files` here
+SERVICE_OPTIONS = {"hoodie.metadata.index.column.stats.enable": "false",
+                   "hoodie.metadata.index.partition.stats.enable": "false"}
 
 
 class Scenario:
     """A synthetic table with its metadata table, and what the steps need to know of it."""
 
-    def __init__(self, path: str, table_type: str, seed: int):
+    def __init__(self, spark, path: str, table_type: str, seed: int):
+        self.spark = spark
         self.t = SyntheticTable(path, table_type=table_type)
         self.mor = table_type == "MERGE_ON_READ"
         self.rnd = random.Random(seed)
@@ -42,6 +51,7 @@ class Scenario:
         self.mdt.initialize()
         self.groups: dict[str, tuple[str, list[str]]] = {}  # live file id -> (city, its base files, oldest first)
         self.planned: set[str] = set()  # file groups under a pending compaction plan
+        self.service_instants = 0  # compactions and clusterings completed
         self._learn_first_commit()
 
     def _ids(self, n=3):
@@ -103,7 +113,7 @@ class Scenario:
         """Deletes the older base files of copy-on-write file groups (a clean instant, the metadata
         table told at the instant)."""
         doomed = {}
-        for fid, (city, bases) in self.groups.items():
+        for city, bases in self.groups.values():
             if len(bases) > 1:
                 doomed.setdefault(self.t.partition_of(city), []).extend(bases[:-1])
                 del bases[:-1]
@@ -145,6 +155,29 @@ class Scenario:
         self.t.timeline.create_requested("compaction", im.encode(im.COMPACTION_PLAN, plan))
         self.planned.add(fid)
 
+    def compact(self):
+        """Merge-on-read: the pending compaction plans run (or one scheduled over the logs and run)."""
+        if self.mor:
+            self._learn(compaction.compact(self.spark, self.t.base, SERVICE_OPTIONS))
+            self.planned.clear()
+
+    def cluster(self):
+        """A clustering planned over the small base files (all of them) and run: their groups replaced."""
+        self._learn(clustering.cluster(self.spark, self.t.base, SERVICE_OPTIONS))
+
+    def _learn(self, times: list[str]):
+        """The groups after service instants: new base files added, replaced groups gone."""
+        done = {i.requested_time: i for i in self.t.timeline.completed()}
+        self.service_instants += len(times)
+        for t in times:
+            meta = im.decode(self.t.timeline.read(done[t]))
+            for fids in im.replaced_file_ids(meta).values():
+                for f in fids:
+                    self.groups.pop(f, None)
+            for part, stat in im.write_stats(meta):
+                entry = self.groups.setdefault(stat["fileId"], (part.removeprefix("city="), []))
+                entry[1].append(posixpath.basename(stat["path"]))
+
 
 def _compare(spark, path: str, as_of: list[str]) -> dict:
     array = spark.sparkContext._gateway.new_array(spark._jvm.java.lang.String, len(as_of))
@@ -156,7 +189,7 @@ def _compare(spark, path: str, as_of: list[str]) -> dict:
 def _run(spark, table_type: str, ops: list[str], seed: int) -> None:
     root = tempfile.mkdtemp(prefix="synced-view-")
     try:
-        s = Scenario(root + "/t", table_type, seed)
+        s = Scenario(spark, root + "/t", table_type, seed)
         first = _compare(spark, s.t.base, [])
         assert first["counters"]["builds"] == 1
         instants = []
@@ -168,8 +201,10 @@ def _run(spark, table_type: str, ops: list[str], seed: int) -> None:
             assert got["incremental"] == got["fromMetadata"], (n, op, ops)
             assert got["incremental"] == got["fromStorage"], (n, op, ops)
             assert got["counters"]["builds"] == 1, (n, op, got["counters"])  # applied, never rebuilt
-        completing = sum(ops.count(o) for o in ("insert", "update", "replace", "rollback"))
+        completing = sum(ops.count(o) for o in ("insert", "update", "replace", "rollback")) + s.service_instants
         assert got["counters"]["instantsApplied"] >= completing
+        if ops == SERVICES_RUN:
+            assert s.service_instants >= (3 if s.mor else 1)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -178,6 +213,7 @@ def _run(spark, table_type: str, ops: list[str], seed: int) -> None:
 def test_incremental_view_equals_views_built_from_scratch(spark, table_type):
     @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     @given(ops=st.lists(st.sampled_from(OPS), min_size=6, max_size=10), seed=st.integers(0, 1000))
+    @example(ops=SERVICES_RUN, seed=5)  # the services always run at least once
     def check(ops, seed):
         _run(spark, table_type, ops, seed)
 
@@ -186,7 +222,7 @@ def test_incremental_view_equals_views_built_from_scratch(spark, table_type):
 
 def test_archived_instant_makes_the_view_rebuild(spark, tmp_path):
     """An instant gone from the active timeline (archival, restore) cannot be applied: rebuilt, still right."""
-    s = Scenario(str(tmp_path / "t"), "COPY_ON_WRITE", 7)
+    s = Scenario(spark, str(tmp_path / "t"), "COPY_ON_WRITE", 7)
     for op in ("insert", "update", "update"):
         s.step(op)
     assert _compare(spark, s.t.base, [])["counters"]["builds"] == 1
@@ -200,7 +236,7 @@ def test_archived_instant_makes_the_view_rebuild(spark, tmp_path):
 
 def test_repeated_scans_reuse_the_synced_view(spark, tmp_path):
     """Reads share the JVM's synced view: a second scan builds nothing, one after a commit applies it."""
-    s = Scenario(str(tmp_path / "t"), "MERGE_ON_READ", 3)
+    s = Scenario(spark, str(tmp_path / "t"), "MERGE_ON_READ", 3)
     spark._jvm.io.hudimeta.view.TableViews.invalidate(s.t.base)
 
     def scan():
