@@ -1,5 +1,5 @@
 """Small commits (issue 17): one 100-row upsert of existing keys into a 10,000-row table of 3 partitions - pyhudi
-(SIMPLE index) through the driver-side small-batch write and through the executors
+(SIMPLE index, and RECORD_INDEX) through the driver-side small-batch write and through the executors
 (pyhudi.write.small.batch.max.records=0), COW and MOR, next to delta-rs merging the same rows into the same table;
 median of 7 commits after 2 warm-ups, and Spark jobs per commit.
 
@@ -29,17 +29,18 @@ def _batch(r: int) -> list[tuple]:
     return [(f"k{k:05d}", 2 + r, REGIONS[k % 3], 2.0) for k in keys]
 
 
-def _pyhudi(spark, table_type: str, limit: str) -> tuple[float, float]:
+def _pyhudi(spark, table_type: str, limit: str, index: str = "SIMPLE") -> tuple[float, float]:
     from pyhudi.write.hudi_table import HudiTable
 
     tracker = spark.sparkContext.statusTracker()
-    path = os.path.join(WORK, f"{table_type}_{limit}")
+    path = os.path.join(WORK, f"{table_type}_{limit}_{index}")
     shutil.rmtree(path, ignore_errors=True)
     table = HudiTable(spark, path, {
         "hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",
         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "region",
         "hoodie.datasource.write.table.type": table_type, "hoodie.compact.inline": "false",
-        "pyhudi.write.small.batch.max.records": limit})
+        "pyhudi.write.small.batch.max.records": limit, "hoodie.index.type": index,
+        "hoodie.metadata.record.index.enable": str(index == "RECORD_INDEX").lower()})
     ddl = "id string, ts long, region string, v double"
     table.insert(spark.createDataFrame(_base(), ddl))
     times, jobs = [], []
@@ -77,7 +78,8 @@ def main() -> None:
 
     spark = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
                              "spark.sql.shuffle.partitions": "2"})
-    out = {f"pyhudi {tt} {label}": _pyhudi(spark, tt, limit) for tt in ("COPY_ON_WRITE", "MERGE_ON_READ")
+    out = {f"pyhudi {tt} {index} {label}": _pyhudi(spark, tt, limit, index)
+           for index in ("SIMPLE", "RECORD_INDEX") for tt in ("COPY_ON_WRITE", "MERGE_ON_READ")
            for label, limit in (("small-batch write in the driver", "10000"), ("executors", "0"))}
     out["delta-rs merge"] = (_delta_rs(), 0)
     lines = ["# Small commits: one 100-row upsert into a 10,000-row table", "",

@@ -180,9 +180,9 @@ WRITE_RECORD_POSITIONS = _define("hoodie.write.record.positions", True, boolean,
                                  "records (RECORD_POSITIONS), so readers merge them by position instead of by key.")
 SMALL_BATCH_MAX_RECORDS = _define(
     "pyhudi.write.small.batch.max.records", 10_000, number(0, "a number of records (0: never)"),
-    "An upsert, insert or delete of at most this many records (SIMPLE or BLOOM index, no record index or CDC "
-    "log kept, at most 200 file slices in its partitions) is tagged and written in the driver after one Spark "
-    "job over the batch, instead of a dozen jobs on executors.")
+    "An upsert, insert or delete of at most this many records (no CDC log kept; tagged by the record index, or "
+    "by the SIMPLE or BLOOM index with at most 200 file slices in its partitions) is tagged and written in the "
+    "driver after one Spark job over the batch, instead of a dozen jobs on executors.")
 COMPRESSION = _define("hoodie.parquet.compression.codec", "zstd", choice(CODECS, ("lzo",)),
                       "Parquet codec of base files (zstd: Hudi's default on Spark 3.5 and newer).")
 

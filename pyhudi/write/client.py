@@ -72,6 +72,7 @@ class _Plan:
     partitions: list[str] | None = None  # the batch's (delete_partition: its targets); None: not looked at
     records: int = 0
     batch: pa.Table | None = None  # a small batch, in the driver (pyhudi.write.small_batch)
+    hits: small_batch.Hits | None = None  # where the record index holds its keys (None: not asked)
 
 
 def write_groups(work: DataFrame, task: WriteTask, tasks: int) -> list[WriteStat]:
@@ -296,13 +297,16 @@ class Writer:
         batch = small_batch.collect(self._keyed(df), cfg) if self._null_keys_unchecked else None
         if self._null_keys_unchecked:
             self._refuse_null_keys(df, batch)
+        here, hits = (False, None) if batch is None else small_batch.driver_hits(
+            self.spark, self.path, self.options, cfg, batch, self._looks_up() and self._has_commits(),
+            RECORD_INDEX in completed_partitions(self.props))
         # the keyed batch feeds the partition counts, the tagging and the write: computed once
         incoming = incoming.persist()
         try:
-            if batch is not None:  # written in the driver if its partitions hold few slices
+            if here:  # written in the driver if its keys are found there
                 counts = small_batch.partition_counts(batch)
                 yield replace(self._view(list(counts)), incoming=incoming, partitions=list(counts), batch=batch,
-                              records=batch.num_rows)
+                              hits=hits, records=batch.num_rows)
                 return
             counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
             touched = list(counts)
@@ -407,10 +411,9 @@ class Writer:
                                           fixed_ids=self._guard.fixed_bucket_ids(cfg.operation))
             self._note_key_changes(located, replaced, upserts_known=False)
             return self._run_write(located, instant, writer_schema, plan.slices), replaced
-        if plan.batch is not None and len(plan.slices) <= small_batch.MAX_SLICES:
-            small = placement.SmallFiles(cfg, plan.slices, self._held(), cfg.inserts_to_logs, self._base_size)
-            return small_batch.write(plan.batch, plan.slices, cfg, self._task(instant, writer_schema),
-                                     small, self.path, self._held_by_clustering()), replaced
+        written = self._small_write(plan, instant, writer_schema) if plan.batch is not None else None
+        if written is not None:
+            return written, replaced
         # tagging joins the batch with every key of the affected partitions: keep its result, the
         # insert counts, the touched file groups and the write all read it
         tagged_keys = self._tag(plan).persist()
@@ -423,13 +426,26 @@ class Writer:
             log.info("bloom index lookup of %s: %s", self.path, self.lookups.values())
         return stats, replaced
 
+    def _small_write(self, plan: _Plan, instant: str, writer_schema: str) -> list[WriteStat] | None:
+        """The write of a small batch in the driver (its record-level index changes noted); None when the
+        partitions hold too many slices to read their keys in the driver."""
+        cfg = self.cfg
+        if plan.hits is None and len(plan.slices) > small_batch.MAX_SLICES:
+            return None
+        small = placement.SmallFiles(cfg, plan.slices, self._held(), cfg.inserts_to_logs, self._base_size)
+        stats, tagged = small_batch.write(plan.batch, plan.slices, cfg, self._task(instant, writer_schema), small,
+                                          self.path, self._held_by_clustering(), plan.hits)
+        if cfg.maintains_record_index:
+            self._note_key_changes(small_batch.as_frame(self.spark, tagged), {}, in_driver=True)
+        return stats
+
     def _note_key_changes(self, tagged: DataFrame | None, replaced: dict[str, list[str]],
-                          upserts_known: bool = True) -> None:
+                          upserts_known: bool = True, in_driver: bool = False) -> None:
         """Keeps what this write changes in the record-level indexes, computed now while the tagged batch is
-        cached, for the metadata-table commit."""
+        cached (or held in the driver), for the metadata-table commit."""
         event_time = self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING"
         self._indexed.note(self.props, tagged, replaced, upserts_known,
-                           self.cfg.ordering_field if event_time else None)
+                           self.cfg.ordering_field if event_time else None, in_driver)
 
     def _held(self) -> dict[tuple[str, str], Instant]:
         """(partition, file id) -> the pending compaction or clustering plan holding that file group."""

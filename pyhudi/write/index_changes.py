@@ -29,6 +29,7 @@ class IndexChanges:
         self.entries: dict[str, DataFrame] = {}  # secondary index partition -> its (KEY, PART, LOC, DELETED)
         self._indexes: list[secondary_index.Index] | None = None
         self._entries_of: Callable[[secondary_index.Index], DataFrame | None] | None = None  # this write's
+        self.in_driver = False  # a small batch's changes: few, written from the driver
 
     def secondary_indexes(self, props: dict[str, str] | None) -> list[secondary_index.Index]:
         """The secondary indexes this write keeps (once the table has them, with the record index)."""
@@ -50,11 +51,13 @@ class IndexChanges:
         return list(self.cfg.metadata_partitions) + [i.partition for i in self.secondary_indexes(props)]
 
     def note(self, props: dict[str, str] | None, tagged: DataFrame | None, replaced: dict[str, list[str]],
-             upserts_known: bool = True, ordering: str | None = None) -> None:
+             upserts_known: bool = True, ordering: str | None = None, in_driver: bool = False) -> None:
         """The changes of a tagged batch (and of the file groups it replaces); `ordering`: the event-time
-        field deciding whether an update wins over the stored record."""
+        field deciding whether an update wins over the stored record; `in_driver`: the tagged batch is a
+        small one held in the driver (nothing to cache, its changes written from there)."""
         if not self.cfg.maintains_record_index:
             return
+        self.in_driver = in_driver
         self.keys = self._kept(record_index.key_changes(self.spark, self.path, tagged, replaced, upserts_known))
         self._entries_of = lambda index: self._kept(secondary_index.changes(
             self.spark, self.path, index, tagged, replaced, upserts_known, ordering))
@@ -72,7 +75,7 @@ class IndexChanges:
             self.entries[index.partition] = self._entries_of(index)
 
     def _kept(self, changes: DataFrame | None) -> DataFrame | None:
-        if changes is not None and not self.cached:  # nothing cached to compute them from
+        if changes is not None and not self.cached and not self.in_driver:  # nothing cached to compute them from
             changes = changes.persist()
             self.cached.append(changes)
             changes.count()
@@ -87,7 +90,7 @@ class IndexChanges:
             if self.cfg.index_async or RECORD_INDEX in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):
                 return None  # the indexing action builds it; its hand-over applies this write
             record_index.build(self.spark, self.path, mdt, self.cfg.record_index_sizing)
-        return record_index.log_writer(self.spark, self.path, self.keys, mdt.compression)
+        return record_index.log_writer(self.spark, self.path, self.keys, mdt.compression, in_driver=self.in_driver)
 
     def secondary_index_write(self, mdt: MetadataWriter):
         """What writes this commit's secondary-index files: (partition, instant, count) -> stats."""
@@ -98,5 +101,6 @@ class IndexChanges:
             changes = self.entries.get(partition)
             if changes is None:
                 return []
-            return record_index.log_writer(self.spark, self.path, changes, mdt.compression, partition)(instant, count)
+            return record_index.log_writer(self.spark, self.path, changes, mdt.compression, partition,
+                                           self.in_driver)(instant, count)
         return write

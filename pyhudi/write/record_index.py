@@ -8,13 +8,14 @@ import logging
 import posixpath
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from pyhudi.metadata import MetadataWriter, contents
 from pyhudi.metadata import record_index as ri
 from pyhudi.metadata import secondary_index as si
-from pyhudi.metadata.keys import RECORD_INDEX, file_group_id
+from pyhudi.metadata.keys import RECORD_INDEX, file_group_id, file_group_index
 from pyhudi.storage import Storage
 from pyhudi.table import file_names
 from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
@@ -97,12 +98,15 @@ def moved_to(spark: SparkSession, table, stats, mdt: MetadataWriter):
 
 
 def log_writer(spark: SparkSession, table_uri: str, changed: DataFrame, compression: str,
-               partition: str = RECORD_INDEX):
+               partition: str = RECORD_INDEX, in_driver: bool = False):
     """What MetadataWriter.commit calls once its deltacommit is inflight: `changed` written as one log file
     per touched file group of `partition` (record_index, or a secondary index: KEY is then the entry's key),
-    on executors; returns their write stats."""
+    on executors - or, `in_driver` (a small batch's few changes), from the driver after collecting them;
+    returns their write stats."""
     def write(instant: str, count: int) -> list[dict]:
         mdt_uri = _mdt_uri(table_uri)
+        if in_driver:
+            return write_logs(changed.toArrow(), mdt_uri, instant, count, compression, partition)
         by_group = changed.withColumn(GROUP, group_column(spark, F.col(KEY), count))
         out = (by_group.repartition(_tasks(spark, count), GROUP).groupBy(GROUP)
                .applyInArrow(lambda t: _write_log(t, mdt_uri, instant, compression, partition), STAT_DDL))
@@ -191,6 +195,17 @@ def _write_log(table: pa.Table, mdt_uri: str, instant: str, compression: str, pa
         numDeletes=len(deletes), numUpdateWrites=len(upserts), totalWriteBytes=len(data), partitionPath=partition,
         fileSizeInBytes=len(data), logVersion=1, logOffset=0, baseFile="", logFiles=[name])
     return pa.table({"stat": [json.dumps(stat)]})
+
+
+def write_logs(changed: pa.Table, mdt_uri: str, instant: str, count: int, compression: str,
+               partition: str = RECORD_INDEX) -> list[dict]:
+    """(KEY, PART, LOC, DELETED) changes written from this process: one log file per touched file group of
+    `partition`; their write stats."""
+    groups = pa.array([file_group_index(k, count) for k in changed.column(KEY).to_pylist()], pa.int32())
+    changed = changed.append_column(GROUP, groups)
+    stats = [_write_log(changed.filter(pc.equal(groups, g)), mdt_uri, instant, compression, partition)
+             for g in pc.unique(groups).to_pylist()]
+    return [json.loads(s) for t in stats for s in t.column("stat").to_pylist()]
 
 
 def _write_base(table: pa.Table, mdt_uri: str, instant: str, compression: str, partition: str) -> pa.Table:

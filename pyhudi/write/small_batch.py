@@ -1,16 +1,19 @@
 """Small batches written in the driver (issue 17's small commits). Tagging, placing and writing a batch of a
 hundred records through Spark costs a dozen jobs; a batch of at most pyhudi.write.small.batch.max.records
-records whose partitions hold few file slices is instead taken to the driver once (one job) and written there
-by the executors' own functions: keys found by reading the touched slices' files (pyhudi.write.bloom_index:
+records is instead taken to the driver once (one job) and written there by the executors' own functions: keys
+found by the record index (one driver-side lookup, whatever the partitions hold) or, for the SIMPLE and BLOOM
+indexes of partitions holding few file slices, by reading the touched slices' files (pyhudi.write.bloom_index:
 files whose key range and bloom filter exclude every key are not read; log files are always read, as the
 simple index's merged read sees their keys), new records placed by Hudi's small-file rules
 (pyhudi.write.placement), each file group written by executor.write_group."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 
 from pyhudi.storage import Storage
 from pyhudi.table.file_slices import FileSlice
@@ -20,17 +23,47 @@ from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OP, SQL_DELETE, UPDATE, WriteTask
 
 MAX_SLICES = 200  # more file slices in the touched partitions: their footers are read by executor tasks
+Hits = dict[tuple[str, str], str]  # (record key, partition) -> the file group holding it
 MAX_BYTES = 64 << 20  # inputs Spark's plan sizes bigger than this are not tried as small batches
 UNKNOWN_SIZE = 2**63 - 1  # what Spark's plan says of an input it cannot size (an RDD, say)
 
 
 def may_apply(cfg: WriteConfig, df: DataFrame) -> bool:
-    """Whether a write may go through the driver: a small upsert, insert or delete tagged by a partition-local
-    index that reads keys (SIMPLE, BLOOM), with no record index or CDC log to keep, of an input Spark's plan
-    does not know to be big."""
+    """Whether a write may go through the driver: a small upsert, insert or delete tagged by the record index
+    or by a partition-local index that reads keys (SIMPLE, BLOOM), with no CDC log to keep, of an input Spark's
+    plan does not know to be big."""
     return bool(cfg.small_batch_max_records and cfg.operation in ("upsert", "insert", "delete")
-                and cfg.index_type in ("SIMPLE", "BLOOM") and not cfg.maintains_record_index and not cfg.cdc_mode
+                and cfg.index_type in ("SIMPLE", "BLOOM", "RECORD_INDEX") and not cfg.cdc_mode
                 and SQL_DELETE not in df.columns and _may_be_small(df))
+
+
+def driver_hits(spark: SparkSession, path: str, options: dict[str, str], cfg: WriteConfig, batch: pa.Table,
+                finds: bool, index_built: bool) -> tuple[bool, Hits | None]:
+    """Whether the batch may be tagged in the driver, and the record index's hits (None: the touched slices'
+    keys are read instead). `finds`: the write looks for existing keys; `index_built`: the record index is
+    complete. Not when a key lives in another partition than the batch's: the executors' path plans that
+    partition too, and moves or redirects the key."""
+    if cfg.index_type != "RECORD_INDEX":
+        return True, None
+    if not finds:
+        return True, {}
+    hits = record_index_hits(spark, path, options, batch) if index_built else None
+    return hits is not None, hits
+
+
+def record_index_hits(spark: SparkSession, path: str, options: dict[str, str], batch: pa.Table) -> Hits | None:
+    """Where the record index holds the batch's keys, looked up from the driver; None when a key lives in
+    another partition than the batch gives it."""
+    keys = batch.column("_hoodie_record_key").to_pylist()
+    found = json.loads(spark._jvm.io.hudimeta.index.RecordIndex.lookupJson(
+        path, {k: str(v) for k, v in options.items()}, json.dumps(sorted(set(keys)))))
+    hits = {}
+    for k, p in zip(keys, batch.column("_hoodie_partition_path").to_pylist()):
+        if k in found:
+            if found[k]["partition"] != p:
+                return None
+            hits[(k, p)] = found[k]["fileId"]
+    return hits
 
 
 def collect(keyed: DataFrame, cfg: WriteConfig) -> pa.Table | None:
@@ -81,10 +114,11 @@ def partition_counts(batch: pa.Table) -> dict[str, int]:
 
 
 def write(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, task: WriteTask, small: placement.SmallFiles,
-          path: str, clustering: dict) -> list[WriteStat]:
-    """Tags, places and writes the keyed batch; the write stats of every file written. `clustering`: the
-    (partition, file id) groups pending clusterings hold, whose records must not change."""
-    tagged = _tagged(batch, slices, cfg, task.base_uri)
+          path: str, clustering: dict, hits: Hits | None = None) -> tuple[list[WriteStat], pa.Table]:
+    """Tags (by the record index's `hits`, else by reading the slices' keys), places and writes the keyed
+    batch; the write stats of every file written and the tagged batch. `clustering`: the (partition, file id)
+    groups pending clusterings hold, whose records must not change."""
+    tagged = _tagged(batch, slices, cfg, task.base_uri, hits)
     updated = pc.is_in(tagged.column(OP), pa.array([UPDATE, DELETE]))
     keys = zip(tagged.column("_hoodie_partition_path").filter(updated).to_pylist(),
                tagged.column(FG).filter(updated).to_pylist())
@@ -97,16 +131,17 @@ def write(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, task: Writ
     for fg in pc.unique(tagged.column(FG)).to_pylist():
         out = executor.write_group(tagged.filter(pc.equal(tagged.column(FG), fg)), task)
         stats += [WriteStat.from_row(r) for r in out.to_pylist()]
-    return stats
+    return stats, tagged.drop_columns([BASE])
 
 
-def _tagged(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, base_uri: str) -> pa.Table:
+def _tagged(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, base_uri: str,
+            hits: Hits | None) -> pa.Table:
     """The batch with FG (the key's file group, or null) and OP; deletes of keys the table lacks dropped."""
     keys: dict[str, list[str]] = {}
     for k, p in zip(batch.column("_hoodie_record_key").to_pylist(), batch.column("_hoodie_partition_path").to_pylist()):
         keys.setdefault(p, []).append(k)
-    found: dict[tuple[str, str], str] = {}
-    if cfg.operation != "insert":
+    found: Hits = dict(hits or {})
+    if cfg.operation != "insert" and hits is None:
         lookup = bloom_index.Lookup(base_uri, keys, cfg.bloom_prune_by_ranges, log_files=True)
         storage, base = Storage.for_uri(base_uri)
         counters = _Counts()
@@ -149,3 +184,8 @@ class _Counts:
 
     def add(self, name: str, n: int = 1) -> None:
         self.counts[name] += n
+
+
+def as_frame(spark: SparkSession, tagged: pa.Table) -> DataFrame:
+    """The tagged batch as a Spark DataFrame (a local relation) for the record-level indexes' bookkeeping."""
+    return spark.createDataFrame(tagged)

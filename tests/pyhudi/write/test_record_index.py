@@ -257,3 +257,40 @@ def test_point_query_on_our_table_reads_only_the_keys_file_group(spark, tmp_path
     from pyspark.errors import PySparkException
     with pytest.raises((Py4JJavaError, PySparkException)):  # a read that needs the other files fails
         spark.read.format("hudi-meta").load(path).filter(F.col("id") == "k0014").collect()
+
+
+def _jobs(spark) -> int:
+    return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None), default=-1)
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_small_batches_tagged_by_the_record_index_are_written_in_the_driver(spark, tmp_path, monkeypatch, table_type):
+    """A small upsert or delete with hoodie.index.type=RECORD_INDEX finds its keys by one driver-side lookup
+    (no executor lookup, no key read of the partition, whatever slices it holds) and leaves what the
+    executors' path leaves: the same records (connector, hudi-rs) and a record index right for every key."""
+    lookups = []
+    real = write_ri.locate
+    monkeypatch.setattr(write_ri, "locate", lambda *a: lookups.append(a[1]) or real(*a))
+    got, jobs = {}, {}
+    for name, limit in (("driver", "10000"), ("executors", "0")):
+        path = str(tmp_path / name)
+        opts = {**OPTS, "hoodie.index.type": "RECORD_INDEX", "hoodie.datasource.write.table.type": table_type,
+                "pyhudi.write.small.batch.max.records": limit}
+        t = HudiTable(spark, path, opts)
+        for start in range(0, 600, 200):  # three commits: several file groups per partition
+            t.bulk_insert(_rows(spark, range(start, start + 200), 1))
+        lookups.clear()
+        first = _jobs(spark)
+        t.upsert(_rows(spark, list(range(0, 600, 7)) + list(range(600, 620)), 2))
+        t.delete(_rows(spark, [3, 5, 700], 3))  # 700 is not in the table
+        jobs[name], calls = _jobs(spark) - first, len(lookups)
+        assert calls == (0 if name == "driver" else 2), name
+        _assert_index_right(spark, path)
+        got[name] = {r["id"]: (r["ts"], r["v"]) for r in spark.read.format("hudi-meta").load(path).collect()}
+        from hudi import HudiTableBuilder
+
+        rs = pa.Table.from_batches(HudiTableBuilder.from_base_uri(path).build().read())
+        assert got[name] == {k: (ts, v) for k, ts, v in zip(*(rs.column(c).to_pylist() for c in ("id", "ts", "v")))}
+    assert got["driver"] == got["executors"] and len(got["driver"]) == 618
+    assert got["driver"]["k0007"] == (2, 7) and got["driver"]["k0619"] == (2, 619) and "k0003" not in got["driver"]
+    assert jobs["driver"] < jobs["executors"]
