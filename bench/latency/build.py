@@ -5,6 +5,8 @@
                                      partitions pyhudi's writer maintains by default)
     <root>/<size>-mdt-off/pristine/  the same load without a metadata table: hard links of the same
                                      base files, a .hoodie of its own
+    <root>/<size>-mdt-ri/pristine/   the mdt=on table (files linked, .hoodie copied) with its record index
+                                     built by pyhudi's indexing action (Spark), for writes tagged by it
     <root>/<size>-delta/pristine/    hard links of the same files under `pp=...` directories,
                                      converted by `deltalake.convert_to_deltalake` (bench/planning's
                                      build.py says why the partition column is `pp`)
@@ -48,8 +50,9 @@ KEY, PARTITION, ORDERING = "id", "p", "ts"
 DELTA_PARTITION = "pp"
 ROWS_PER_COMMIT = 50  # new keys of every commit after the load: prior commits and measured upserts alike
 COMMIT_TIME = "20250101000000000"  # the load's instant: the same bytes on every rebuild
-HUDI_KINDS = ("mdt-on", "mdt-off")
-KINDS = HUDI_KINDS + ("delta",)
+HUDI_KINDS = ("mdt-on", "mdt-off")  # built together, without Spark
+RI_KIND = "mdt-ri"
+KINDS = HUDI_KINDS + (RI_KIND, "delta")
 WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")
 
 SHAPES = {"tiny": Shape("tiny", 4, 5), **PLANNING_SHAPES}  # tiny: the smoke test's
@@ -75,14 +78,21 @@ def rows(keys: list[str], pval: str, v: list[int], ts: int) -> pa.Table:
                      "s": [f"s{x % 20:02d}" for x in h], ORDERING: [ts] * len(keys)}, schema=data_schema())
 
 
-def hudi_options(metadata: bool, operation: str = "upsert") -> dict[str, str]:
-    """The write options of the table (as it was created) for one write."""
-    return {"hoodie.table.name": TABLE_NAME, "hoodie.datasource.write.recordkey.field": KEY,
+def hudi_options(metadata: bool, operation: str = "upsert", record_index: bool = False) -> dict[str, str]:
+    """The write options of the table (as it was created) for one write; `record_index`: tagged by it."""
+    opts = {"hoodie.table.name": TABLE_NAME, "hoodie.datasource.write.recordkey.field": KEY,
             "hoodie.datasource.write.partitionpath.field": PARTITION,
             "hoodie.datasource.write.precombine.field": ORDERING,
             "hoodie.datasource.write.hive_style_partitioning": "true",
             "hoodie.datasource.write.operation": operation,
             "hoodie.metadata.enable": str(metadata).lower()}
+    if record_index:
+        opts.update({"hoodie.index.type": "RECORD_INDEX", "hoodie.metadata.record.index.enable": "true"})
+    return opts
+
+
+def kind_options(kind: str, operation: str = "upsert") -> dict[str, str]:
+    return hudi_options(kind != "mdt-off", operation, kind == RI_KIND)
 
 
 # ---------------------------------------------------------------- directories
@@ -254,15 +264,33 @@ def _save_manifest(root: str, shape: Shape, kind: str, times: dict) -> dict:
     return m
 
 
-def ensure(shape: Shape, root: str, rebuild: bool = False, delta: bool = True, log=print) -> dict:
-    """kind -> build manifest of the pristine tables of `shape` (Delta only when `delta`), built
-    unless a complete build of the same shape and builder version is there."""
-    out = {k: None if rebuild else _manifest(root, shape, k) for k in (KINDS if delta else HUDI_KINDS)}
+def build_record_index(shape: Shape, root: str, spark) -> dict:
+    """The mdt=on pristine table copied, its record index built by the indexing action."""
+    from pyhudi.services import indexing
+
+    dst, times = pristine(root, shape, RI_KIND), {}
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    t0 = time.perf_counter()
+    _link_tree(pristine(root, shape, "mdt-on"), dst)
+    times["copy"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    indexing.create(spark, dst, options=kind_options(RI_KIND))
+    times["record_index"] = time.perf_counter() - t0
+    return times
+
+
+def ensure(shape: Shape, root: str, rebuild: bool = False, delta: bool = True, log=print, spark=None) -> dict:
+    """kind -> build manifest of the pristine tables of `shape` (Delta only when `delta`, the record-index
+    table only with a `spark` session to build it), built unless a complete build of the same shape and
+    builder version is there."""
+    wanted = HUDI_KINDS + ((RI_KIND,) if spark is not None else ()) + (("delta",) if delta else ())
+    out = {k: None if rebuild else _manifest(root, shape, k) for k in wanted}
     reused = {k: out[k] is not None and all(out[h] for h in HUDI_KINDS) for k in out}
     if reused["mdt-on"]:
         log(f"[{shape.name}] reusing the pristine tables in {root}/{shape.name}-* (--rebuild to build them again)")
     else:
-        for k in KINDS:  # Delta links the Hudi load's files: it goes with them
+        for k in KINDS:  # the record-index and Delta tables link the Hudi load's files: they go with them
             if os.path.exists(table_dir(root, shape, k)):
                 shutil.rmtree(table_dir(root, shape, k))
         log(f"[{shape.name}] building {shape.files:,} load files in {shape.partitions} partitions under "
@@ -271,6 +299,10 @@ def ensure(shape: Shape, root: str, rebuild: bool = False, delta: bool = True, l
         log(f"  hudi tables (load, commit, mdt=off copy, metadata table): {sum(times.values()):.1f} s")
         for k in HUDI_KINDS:
             out[k] = _save_manifest(root, shape, k, times)
+    if spark is not None and not reused[RI_KIND]:
+        times = build_record_index(shape, root, spark)
+        log(f"  record-index table (copy + indexing): {sum(times.values()):.1f} s")
+        out[RI_KIND] = _save_manifest(root, shape, RI_KIND, times)
     if delta and not reused["delta"]:
         times = build_delta(shape, root)
         log(f"  delta table (links + convert_to_deltalake): {sum(times.values()):.1f} s")
@@ -331,7 +363,7 @@ def add_commits(kind: str, path: str, shape: Shape, target: int, log=print) -> d
     """Prior commits until the table has `target` completed commits: {added, seconds}."""
     have = commits(kind, path)
     add = max(0, target - have)
-    committer = DeltaCommits(path) if kind == "delta" else HudiCommits(path, shape, kind == "mdt-on")
+    committer = DeltaCommits(path) if kind == "delta" else HudiCommits(path, kind)
     t0 = time.perf_counter()
     for n, seq in enumerate(range(have + 1, have + add + 1), 1):
         committer.add(shape, seq)
@@ -344,10 +376,12 @@ class HudiCommits:
     """Adds commits as pyhudi's writer leaves them (client.Writer.write and _commit): requested,
     inflight, one new base file written by the writer's base-file writer as a new file group,
     the metadata table committed at the instant (compacted and cleaned first when due, as
-    `_commit` does), then the completed instant with the commit metadata. A bulk_insert: the
-    one operation that puts new keys into a new file group."""
+    `_commit` does; the record index told of the new keys when the table has one), then the
+    completed instant with the commit metadata, then cleaning and archival when due (the
+    services a write runs after its commit). A bulk_insert: the one operation that puts new keys
+    into a new file group."""
 
-    def __init__(self, path: str, shape: Shape, metadata: bool):
+    def __init__(self, path: str, kind: str):
         from pyhudi.avro import schema as avro_schema
         from pyhudi.storage import Storage
         from pyhudi.table import properties
@@ -356,7 +390,8 @@ class HudiCommits:
 
         self.storage, self.base = Storage.for_uri(path)
         props = properties.load(self.storage, self.base)
-        self.cfg = WriteConfig.from_options(hudi_options(metadata, "bulk_insert"), props)
+        self.options = kind_options(kind, "bulk_insert")
+        self.cfg = WriteConfig.from_options(self.options, props)
         create = avro_schema.to_writer_style(current_schema(self.storage, self.base, props))
         self.commit_schema = avro_schema.to_json(create)
         self.writer_schema = avro_schema.to_json(avro_schema.with_meta_fields(create))
@@ -376,6 +411,10 @@ class HudiCommits:
             self._commit_metadata_table(requested.requested_time, stat)
         tl.complete(inflight, im.encode(im.COMMIT, im.commit_metadata(by_partition([stat]), "BULK_INSERT",
                                                                       self.commit_schema)))
+        from pyhudi.services import archival, clean
+
+        clean.clean_if_due(self.base, self.options)
+        archival.archive_if_due(self.base, self.options)
 
     def _commit_metadata_table(self, instant: str, stat) -> None:
         from pyhudi.metadata import MetadataWriter
@@ -385,7 +424,18 @@ class HudiCommits:
                              partitions=self.cfg.metadata_partitions)
         if mdt.compact_if_needed(self.cfg.metadata_compact_after):
             mdt.clean()
-        mdt.commit(instant, "commit", [stat], {}, operation=self.cfg.operation, schema=self.commit_schema)
+        mdt.commit(instant, "commit", [stat], {}, operation=self.cfg.operation, schema=self.commit_schema,
+                   record_index=self._record_index(stat, mdt.compression) if self.cfg.maintains_record_index else None)
+
+    def _record_index(self, stat, compression: str):
+        """The record index's writer of the new file's keys (placed where the file is)."""
+        from pyhudi.write import record_index as write_ri
+
+        n = len(self._keys)
+        changes = pa.table({write_ri.KEY: self._keys, write_ri.PART: [stat.partition] * n,
+                            write_ri.LOC: [stat.file_id] * n, write_ri.DELETED: [False] * n})
+        mdt_uri = f"{self.base}/.hoodie/metadata"
+        return lambda instant, count: write_ri.write_logs(changes, mdt_uri, instant, count, compression)
 
     def _write_file(self, shape: Shape, seq: int, instant: str):
         from pyhudi import metadata as mr
@@ -394,6 +444,7 @@ class HudiCommits:
         from pyhudi.table.write_stat import WriteStat
 
         data = prior_rows(shape, seq)
+        self._keys = data.column(KEY).to_pylist()
         part = shape.partition_path(seq % shape.partitions)
         fid = filenames.new_file_id()
         name = str(filenames.BaseFileName(fid, "0-0-0", instant))

@@ -82,7 +82,7 @@ def jvm_warmup(spark, names: list[str], root: str, rounds: int, log) -> float:
     """Untimed upserts through every pyhudi system on a scratch tiny table."""
     shape = build.SHAPES["tiny"]
     warm_root = os.path.join(root, "warmup")
-    build.ensure(shape, warm_root, delta=False, log=lambda *_: None)
+    build.ensure(shape, warm_root, delta=False, log=lambda *_: None, spark=spark if "pyhudi-ri" in names else None)
     t0 = time.perf_counter()
     for name in names:
         kind = systems.SYSTEMS[name].kind
@@ -146,13 +146,14 @@ def run(sizes: list[str], commits: list[int], reps: int = DEFAULT_REPS, rebuild:
         log("delta-rs: skipped, deltalake is not installed")
     shapes, commits = [build.SHAPES[s] for s in sizes], sorted(set(commits))
     doc = _new_doc(sizes, commits, reps, root, names, skipped)
-    manifests = {s.name: build.ensure(s, root, rebuild, delta="delta-rs" in names, log=log) for s in shapes}
-
     hudi = [n for n in names if systems.SYSTEMS[n].ours]
     own = spark is None and bool(hudi)
     if own:
         log("starting Spark (bench.spark.session: pyhudi.spark_session, local[2]) ...")
         spark = bench_spark.session()
+    ri = spark if "pyhudi-ri" in names else None  # builds the record-index table
+    manifests = {s.name: build.ensure(s, root, rebuild, delta="delta-rs" in names, log=log, spark=ri)
+                 for s in shapes}
     doc["env"] = env.collect(java=bench_spark.java_version(spark) if spark is not None else None)
     doc["code"] = code_state()
     doc["spark_settings"] = bench_spark.effective_settings(spark) if spark is not None else {}

@@ -49,6 +49,9 @@ SYSTEMS = {
     "pyhudi-mdt-off": System("pyhudi-mdt-off", "pyhudi mdt=off", "mdt-off",
                              "the same with hoodie.metadata.enable=false, on a table that never had a metadata "
                              "table: the writer lists the partition it touches", ours=True),
+    "pyhudi-ri": System("pyhudi-ri", "pyhudi rec-index", build.RI_KIND,
+                        "the same with the metadata table and hoodie.index.type=RECORD_INDEX: keys found by a "
+                        "record-index lookup, not by reading the partition's keys", ours=True),
     "delta-rs": System("delta-rs", "delta-rs", "delta",
                        f'DeltaTable(path).merge(predicate="{DELTA_PREDICATE}").when_matched_update_all()'
                        ".when_not_matched_insert_all().execute()"),
@@ -89,7 +92,7 @@ def writer(spark, system: str, path: str, batch: pa.Table) -> Callable[[], None]
             (DeltaTable(path).merge(source=source, predicate=DELTA_PREDICATE, source_alias="s", target_alias="t")
              .when_matched_update_all().when_not_matched_insert_all().execute())
         return merge
-    options = build.hudi_options(SYSTEMS[system].kind == "mdt-on")
+    options = build.kind_options(SYSTEMS[system].kind)
     df = spark.createDataFrame(batch)
 
     def upsert() -> None:

@@ -1,10 +1,13 @@
 """Smoke test of the write-latency benchmark (bench/latency/): a tiny run (4 partitions x 5 files, 2
 commits, 1 timed upsert per case) through runner.run with the session's SparkSession, pyhudi with its
-metadata table and delta-rs (reported skipped when deltalake is not installed)."""
+metadata table (SIMPLE index and record index) and delta-rs (reported skipped when deltalake is not
+installed)."""
 from __future__ import annotations
 
 import importlib.util
 import json
+
+from pyspark.sql import functions as F
 
 from bench.latency import build, runner, systems
 
@@ -27,9 +30,10 @@ def test_upsert_batch_is_deterministic_and_shaped():
 def test_latency_run_tiny(spark, tmp_path):
     out = tmp_path / "results"
     doc = runner.run(["tiny"], [2], reps=1, root=str(tmp_path / "work"), out=str(out), plots=False,
-                     only=["pyhudi-mdt-on", "delta-rs"], spark=spark, warmup_rounds=0, log=lambda *_: None)
+                     only=["pyhudi-mdt-on", "pyhudi-ri", "delta-rs"], spark=spark, warmup_rounds=0,
+                     log=lambda *_: None)
     has_delta = importlib.util.find_spec("deltalake") is not None
-    measured = ["pyhudi-mdt-on"] + (["delta-rs"] if has_delta else [])
+    measured = ["pyhudi-mdt-on", "pyhudi-ri"] + (["delta-rs"] if has_delta else [])
     saved = json.loads((out / "results.json").read_text())
     entry = saved["sizes"]["tiny"]
     assert sorted(entry["cases"]) == sorted(measured)
@@ -46,5 +50,16 @@ def test_latency_run_tiny(spark, tmp_path):
     path = build.working(str(tmp_path / "work"), build.SHAPES["tiny"], "mdt-on")
     df = spark.read.format("hudi-meta").load(path)
     assert df.count() == df.select(build.KEY).distinct().count() == 350
+    # the record-index table: the index (built, then told of the prior commit's keys) places every key
+    # where a read finds it
+    path = build.working(str(tmp_path / "work"), build.SHAPES["tiny"], build.RI_KIND)
+    rows = (spark.read.format("hudi-meta").load(path)
+            .select("_hoodie_record_key", "_hoodie_partition_path",
+                    F.split("_hoodie_file_name", "_")[0].alias("fid")).collect())
+    where = {k: {"partition": p, "fileId": f} for k, p, f in rows}
+    found = json.loads(spark._jvm.io.hudimeta.index.RecordIndex.lookupJson(path, {}, json.dumps(sorted(where))))
+    assert len(where) == 350 and {k: {"partition": v["partition"], "fileId": v["fileId"]}
+                                  for k, v in found.items()} == where
     report = (out / "report.md").read_text()
     assert "## Goal" in report and "not measured" in report and "pyhudi mdt=on" in report
+    assert "pyhudi rec-index" in report
