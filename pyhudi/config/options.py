@@ -260,8 +260,9 @@ RECORD_INDEX_GROWTH_FACTOR = _define("hoodie.metadata.record.index.growth.factor
 # ---- file-system view and timeline server -----------------------------------------------------
 
 EMBED_TIMELINE_SERVER = _define("hoodie.embed.timeline.server", True, boolean,
-                                "Start a timeline server in the driver's JVM (one per JVM, reused) and ask it for "
-                                "the latest file slices; a write that cannot reach it builds its own view.")
+                                "Start a timeline server in the driver's JVM (one per JVM and view storage, "
+                                "reused by later writes with the same hoodie.filesystem.view.* options) and ask it "
+                                "for the latest file slices; a write that cannot reach it builds its own view.")
 EMBED_TIMELINE_SERVER_PORT = _define("hoodie.embed.timeline.server.port", 0,
                                      number(0, "a port number (0 = any free port)"),
                                      "Port of the embedded timeline server (0: any free port).")

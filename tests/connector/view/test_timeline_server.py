@@ -280,7 +280,7 @@ def test_errors_are_json_with_a_status(server, mor, tmp_path):
     assert "cannot reach" in error(400, VIEW + "/timeline/hash", basepath="nosuchscheme://x/t")
 
 
-def test_start_stop_and_embedded(spark, jvm, mor):
+def test_start_stop_and_embedded(spark, jvm, mor, tmp_path):
     path, _ = mor
     servers = jvm.io.hudimeta.view.TimelineServer
     conf = spark._jsc.hadoopConfiguration()
@@ -306,4 +306,14 @@ def test_start_stop_and_embedded(spark, jvm, mor):
             socket.create_connection(("127.0.0.1", p), timeout=5).close()
     again = servers.startEmbedded(conf, 0, {})  # a stopped embedded server is replaced
     assert call(again, VIEW + "/timeline/hash", basepath=path)[0] == 200
+    # a write asking for another view storage gets a server keeping its views there; each is reused
+    spill_dir = tmp_path / "spill"
+    spill = {"hoodie.filesystem.view.type": "SPILLABLE_DISK", "hoodie.filesystem.view.spillable.mem": "1",
+             "hoodie.filesystem.view.spillable.dir": str(spill_dir)}
+    spilling = servers.startEmbedded(conf, 0, spill)
+    assert spilling != again and servers.startEmbedded(conf, 0, spill) == spilling
+    assert servers.startEmbedded(conf, 0, {}) == again
+    jvm.io.hudimeta.view.TableViews.invalidate(path)
+    assert call(spilling, VIEW + "/slices/partitions/latest/", method="POST", basepath=path)[0] == 200
+    assert any(spill_dir.rglob("*"))  # a 1-byte memory bound: the view's partitions went to disk
     servers.stopEmbedded()

@@ -179,14 +179,19 @@ public final class TimelineServer {
 
   /**
    * The driver's embedded server (for executors and Python writers reached through py4j): started on
-   * the first call, its port returned to later ones while it runs ({@value #REUSE}, default true; false
-   * starts another server per call).
+   * the first call, its port returned to later calls whose view storage options are the same while it
+   * runs ({@value #REUSE}, default true; false starts another server per call). A call with other view
+   * storage (say SPILLABLE_DISK after MEMORY) gets a server of its own: a server keeps its views in the
+   * storage it was started with.
    */
   public static synchronized int startEmbedded(Configuration conf, int port, Map<String, String> options) {
     boolean reuse = !"false".equalsIgnoreCase(options.getOrDefault(REUSE, "true").trim());
+    ViewStorageConfig wanted = ViewStorageConfig.of(options);
     EMBEDDED.removeIf(s -> !s.isRunning());
-    if (reuse && !EMBEDDED.isEmpty()) {
-      return EMBEDDED.get(0).port();
+    for (TimelineServer running : reuse ? EMBEDDED : List.<TimelineServer>of()) {
+      if (running.storage.equals(wanted) && (port == 0 || running.port() == port)) {
+        return running.port();
+      }
     }
     TimelineServer server = start(conf, port, options);
     EMBEDDED.add(server);
