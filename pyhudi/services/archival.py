@@ -287,9 +287,9 @@ class _Archiver:
             mdt = self._metadata_bound()
             if mdt:
                 out.append(mdt)
-            clean = self._clean_bound()
-            if clean:
-                out.append((clean, f"the last clean retains commits from {clean}"))
+            # no bound at the last clean's earliest commit to retain (Hudi 1.0 and 1.1 have none): the
+            # cleaner's retention raises keep_min instead (_keep), and a clean whose horizon was archived
+            # looks at every partition
         else:
             data = self._data_bound()
             if data:
@@ -387,13 +387,6 @@ class _Archiver:
             return None
         return (after[0].requested_time,
                 f"commit {after[0].requested_time} completed after the metadata table's last compaction {last}")
-
-    def _clean_bound(self) -> str | None:
-        cleans = [i for i in self.instants if i.action == "clean" and i.is_completed]
-        if not cleans:
-            return None
-        meta = im.decode(self.table.timeline.read(cleans[-1]), im.CLEAN)
-        return (meta.get("earliestCommitToRetain") or "").strip() or None
 
     def _data_bound(self) -> tuple[str, str] | None:
         """TimelineUtils.getEarliestInstantForMetadataArchival over the data table's active timeline."""
