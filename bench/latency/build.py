@@ -339,17 +339,21 @@ def reset(root: str, shape: Shape, kind: str) -> str:
 
 
 def commits(kind: str, path: str) -> int:
-    """Completed commits of the table: data instants on the Hudi timeline, Delta versions."""
+    """Completed commits of the table: data instants on the Hudi timeline (active and archived), Delta
+    versions."""
     if kind == "delta":
         from deltalake import DeltaTable
 
         return DeltaTable(path).version() + 1
+    from pyhudi.services import archival
     from pyhudi.storage import Storage
     from pyhudi.table import properties
     from pyhudi.table.timeline import Timeline
 
     storage, base = Storage.for_uri(path)
-    return len(Timeline.for_table(storage, base, properties.load(storage, base)).completed(WRITE_ACTIONS))
+    active = Timeline.for_table(storage, base, properties.load(storage, base)).completed(WRITE_ACTIONS)
+    archived = [i for i in archival.archived_instants(path) if i.action in WRITE_ACTIONS]
+    return len(active) + len(archived)
 
 
 def prior_rows(shape: Shape, seq: int) -> pa.Table:
