@@ -239,6 +239,8 @@ class _Planner:
         self.committed = committed_rule(self.tl.instants)
 
     def files_to_delete(self, partition: str, names: list[str]) -> list[str]:
+        if self._one_slice_each(partition, names):
+            return []
         slices = build_slices(names, self.committed, self.tl.completion.get,
                               self.compaction_slices.get(partition, {}), self.base_format)
         replaced = self.replaced.get(partition, {})
@@ -253,6 +255,15 @@ class _Planner:
                 out += self._keeping_commits(partition, group)
         keep = self.clustering.get(partition, set())
         return [n for n in out if n not in keep]
+
+    def _one_slice_each(self, partition: str, names: list[str]) -> bool:
+        """Whether retention by commits (or hours) has nothing to delete in the partition, known without building
+        its file slices: it only deletes older slices of a file group, and no group holds more than one file
+        (none is replaced either). Most partitions of a big table, on every commit."""
+        if self.policy.name == KEEP_LATEST_FILE_VERSIONS or self.replaced.get(partition):
+            return False
+        ids = [n.lstrip(".").split("_", 1)[0] for n in names]
+        return len(set(ids)) == len(ids)
 
     def _saved(self, s: FileSlice) -> bool:
         return any(n in self.savepointed for n in s.files())
