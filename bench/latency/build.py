@@ -412,7 +412,7 @@ class HudiCommits:
             requested, im.encode(im.COMMIT, im.commit_metadata({}, "BULK_INSERT", None)))
         stat = self._write_file(shape, seq, requested.requested_time)
         if self.cfg.metadata_enabled:
-            self._commit_metadata_table(requested.requested_time, stat)
+            self._commit_metadata_table(requested.requested_time, stat, prior_rows(shape, seq).column(KEY).to_pylist())
         tl.complete(inflight, im.encode(im.COMMIT, im.commit_metadata(by_partition([stat]), "BULK_INSERT",
                                                                       self.commit_schema)))
         from pyhudi.services import archival, clean
@@ -420,7 +420,7 @@ class HudiCommits:
         clean.clean_if_due(self.base, self.options)
         archival.archive_if_due(self.base, self.options)
 
-    def _commit_metadata_table(self, instant: str, stat) -> None:
+    def _commit_metadata_table(self, instant: str, stat, keys: list[str]) -> None:
         from pyhudi.metadata import MetadataWriter
         from pyhudi.table import properties
 
@@ -429,14 +429,15 @@ class HudiCommits:
         if mdt.compact_if_needed(self.cfg.metadata_compact_after):
             mdt.clean()
         mdt.commit(instant, "commit", [stat], {}, operation=self.cfg.operation, schema=self.commit_schema,
-                   record_index=self._record_index(stat, mdt.compression) if self.cfg.maintains_record_index else None)
+                   record_index=self._record_index(stat, keys, mdt.compression) if self.cfg.maintains_record_index
+                   else None)
 
-    def _record_index(self, stat, compression: str):
+    def _record_index(self, stat, keys: list[str], compression: str):
         """The record index's writer of the new file's keys (placed where the file is)."""
         from pyhudi.write import record_index as write_ri
 
-        n = len(self._keys)
-        changes = pa.table({write_ri.KEY: self._keys, write_ri.PART: [stat.partition] * n,
+        n = len(keys)
+        changes = pa.table({write_ri.KEY: keys, write_ri.PART: [stat.partition] * n,
                             write_ri.LOC: [stat.file_id] * n, write_ri.DELETED: [False] * n})
         mdt_uri = f"{self.base}/.hoodie/metadata"
         return lambda instant, count: write_ri.write_logs(changes, mdt_uri, instant, count, compression)
@@ -448,7 +449,6 @@ class HudiCommits:
         from pyhudi.table.write_stat import WriteStat
 
         data = prior_rows(shape, seq)
-        self._keys = data.column(KEY).to_pylist()
         part = shape.partition_path(seq % shape.partitions)
         fid = filenames.new_file_id()
         name = str(filenames.BaseFileName(fid, "0-0-0", instant))
