@@ -410,9 +410,10 @@ class HudiCommits:
         requested = tl.create_requested("commit")
         inflight = tl.transition_to_inflight(
             requested, im.encode(im.COMMIT, im.commit_metadata({}, "BULK_INSERT", None)))
-        stat = self._write_file(shape, seq, requested.requested_time)
+        data = prior_rows(shape, seq)
+        stat = self._write_file(data, shape, seq, requested.requested_time)
         if self.cfg.metadata_enabled:
-            self._commit_metadata_table(requested.requested_time, stat, prior_rows(shape, seq).column(KEY).to_pylist())
+            self._commit_metadata_table(requested.requested_time, stat, data.column(KEY).to_pylist())
         tl.complete(inflight, im.encode(im.COMMIT, im.commit_metadata(by_partition([stat]), "BULK_INSERT",
                                                                       self.commit_schema)))
         from pyhudi.services import archival, clean
@@ -442,13 +443,12 @@ class HudiCommits:
         mdt_uri = f"{self.base}/.hoodie/metadata"
         return lambda instant, count: write_ri.write_logs(changes, mdt_uri, instant, count, compression)
 
-    def _write_file(self, shape: Shape, seq: int, instant: str):
+    def _write_file(self, data: pa.Table, shape: Shape, seq: int, instant: str):
         from pyhudi import metadata as mr
         from pyhudi.basefile import parquet as base_file
         from pyhudi.table import file_names as filenames
         from pyhudi.table.write_stat import WriteStat
 
-        data = prior_rows(shape, seq)
         part = shape.partition_path(seq % shape.partitions)
         fid = filenames.new_file_id()
         name = str(filenames.BaseFileName(fid, "0-0-0", instant))
