@@ -21,7 +21,7 @@ import struct
 from typing import BinaryIO, Iterable, Mapping
 
 from pyhudi.hfile.block import frame_block
-from pyhudi.hfile.cell import cell_bytes, key_value_key, midpoint_row
+from pyhudi.hfile.cell import KEY_OVERHEAD, key_value_key, midpoint_row, put_cell
 from pyhudi.hfile.format import (
     AVG_KEY_LEN,
     AVG_VALUE_LEN,
@@ -104,20 +104,21 @@ class HFileWriter:
 
     def add(self, key: bytes | str, value: bytes | str) -> None:
         """Appends one cell; keys must not decrease (unsigned byte order)."""
-        self._check_open()
-        row, value = _as_bytes(key, "key"), _as_bytes(value, "value")
+        if self._closed:
+            raise ValueError("HFileWriter is closed")
+        row = key if type(key) is bytes else _as_bytes(key, "key")  # noqa: E721 - exact type: the hot path
+        if type(value) is not bytes:  # noqa: E721
+            value = _as_bytes(value, "value")
         if len(row) > 0x7FFF:
             raise ValueError(f"key of {len(row)} bytes exceeds the 32767-byte HFile row limit")
-        duplicate = False
-        if self._last_row is not None:
-            if row < self._last_row:
-                raise ValueError(f"keys must be added in sorted (unsigned byte) order: {row!r} after "
-                                 f"{self._last_row!r}")
-            duplicate = row == self._last_row
-        # Like HBase, a block is only cut between different keys, so equal keys share a block.
-        if not duplicate and self._block_bytes >= self._block_size:
-            self._finish_data_block()
-            self._write_leaf_blocks(closing=False)
+        last = self._last_row
+        if last is not None:
+            if row < last:
+                raise ValueError(f"keys must be added in sorted (unsigned byte) order: {row!r} after {last!r}")
+            # Like HBase, a block is only cut between different keys, so equal keys share a block.
+            if row != last and self._block_bytes >= self._block_size:
+                self._finish_data_block()
+                self._write_leaf_blocks(closing=False)
         self._append_cell(row, value)
 
     def add_all(self, cells: Iterable[tuple[bytes | str, bytes | str]]) -> None:
@@ -163,15 +164,14 @@ class HFileWriter:
     # -- cells and data blocks
 
     def _append_cell(self, row: bytes, value: bytes) -> None:
-        key = key_value_key(row)
-        cell = cell_bytes(key, value)
+        cell = put_cell(row, value)
         self._cells.append(cell)
         self._block_bytes += len(cell)
         if self._first_row is None:
             self._first_row = row
         self._last_row = row
         self._entries += 1
-        self._key_bytes += len(key)
+        self._key_bytes += len(row) + KEY_OVERHEAD
         self._value_bytes += len(value)
 
     def _finish_data_block(self) -> None:

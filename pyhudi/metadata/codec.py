@@ -6,11 +6,13 @@ import datetime as dt
 import decimal
 import io
 import struct
+from typing import Callable
 
 import fastavro
 
 from pyhudi.avro.binary import avro_bytes as _bytes
 from pyhudi.avro.binary import optional_string as _opt_string
+from pyhudi.avro.binary import read_varint
 from pyhudi.avro.binary import string as _string
 from pyhudi.avro.binary import twos_complement as _twos_complement
 from pyhudi.avro.binary import zigzag as _zigzag
@@ -38,6 +40,8 @@ from pyhudi.metadata.wrappers import (
 )
 
 # ---------------------------------------------------------------- encoding
+
+META_NULLS = b"\x00" * 4  # _hoodie_commit_time .. _hoodie_partition_path: null in every record we write
 
 
 def _opt_long(v: int | None) -> bytes:
@@ -120,7 +124,7 @@ def encode_record(record: MetadataRecord, file_name: str | None = None) -> bytes
     written as "" - readers take the key from the HFile row."""
     if record.deleted:
         raise MetadataRecordError(f"{record.key!r} is a deletion: it goes to a delete block, not an HFile")
-    out = [b"\x00" * 4, _opt_string(file_name), _string(""), _zigzag(record.type)]
+    out = [META_NULLS, _opt_string(file_name), _string(""), _zigzag(record.type)]
     out += _encode_files(record.files)
     out += _encode_bloom(record.bloom)
     out.append(b"\x00" if record.stats is None else b"\x02" + _encode_stats(record.stats))
@@ -130,6 +134,26 @@ def encode_record(record: MetadataRecord, file_name: str | None = None) -> bytes
     else:
         out += [b"\x02", _bool(bool(record.secondary_index.get("isDeleted")))]
     return b"".join(out)
+
+
+def renamer(file_name: str) -> Callable[[bytes], bytes | None]:
+    """For records encoded under `schema_text()`: the value with `_hoodie_file_name` set to
+    `file_name`, the bytes after it kept - how a compaction copies a record no log block touched
+    without decoding it. None for a value that does not start as ours do (decode that one)."""
+    head = META_NULLS + _opt_string(file_name)
+
+    def renamed(value: bytes) -> bytes | None:
+        if value[:4] != META_NULLS:
+            return None
+        if value[4] == 0:
+            rest = 5
+        elif value[4] == 2:
+            length, pos = read_varint(value, 5)
+            rest = pos + (length >> 1)
+        else:
+            return None
+        return head + value[rest:]
+    return renamed
 
 
 # ---------------------------------------------------------------- decoding

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from pyhudi.metadata import contents
-from pyhudi.metadata.reader import read_slice
+from pyhudi.metadata.codec import decode_record, encode_record, renamer
+from pyhudi.metadata.reader import SliceRead, read_for_rewrite
 from pyhudi.metadata.schema import schema_text_without_meta_fields
 from pyhudi.metadata.state import MdtState
 from pyhudi.table import file_names
@@ -74,24 +76,39 @@ def compact_slice(writer: "MetadataWriter", state: MdtState, part: str, sl: File
                   task: int) -> dict | None:
     """Writes the merged base HFile of one slice; returns its write stat (None: nothing to write)."""
     start = time.monotonic()
-    read = read_slice(state, part, sl, lambda k: True)
+    read = read_for_rewrite(state, part, sl)
     scan = contents.millis_since(start)
     if not sl.base and not read.log_records:
         return None
-    written = [r for _, r in sorted(read.records.items(), key=lambda kv: kv[0].encode("utf-8")) if not r.deleted]
     name = str(file_names.BaseFileName(sl.file_id, f"{task}-2-{task}", instant, "hfile"))
-    data = contents.base_hfile(written, name, writer.compression)
+    cells = _merged_cells(read, name)
+    data = contents.base_hfile_of_cells(cells, writer.compression)
     writer.storage.write(f"{writer.mdt_path}/{part}/{name}", data)
-    keys = {r.key for r in written}
+    keys = {row.decode("utf-8") for row, _ in cells}
     deleted = sum(1 for r in read.records.values() if r.deleted and (r.key in read.base_keys or r.key in read.log_keys))
     return contents.write_stat(
         fileId=sl.file_id, path=f"{part}/{name}", prevCommit=sl.base_instant if sl.base else "null",
-        numWrites=len(written), numDeletes=deleted, numUpdateWrites=len(keys & read.base_keys & read.log_keys),
+        numWrites=len(cells), numDeletes=deleted, numUpdateWrites=len(keys & read.base_keys & read.log_keys),
         totalWriteBytes=len(data), partitionPath=part, totalLogRecords=read.log_records,
         totalUpdatedRecordsCompacted=len(read.log_keys), numInserts=len(keys & (read.log_keys - read.base_keys)),
         totalLogBlocks=read.log_blocks, totalRollbackBlocks=read.rollback_blocks, fileSizeInBytes=len(data),
         prevBaseFile=sl.base, runtimeStats=contents.runtime(scan=scan, upsert=contents.millis_since(start)),
         totalLogFilesCompacted=len(sl.logs), totalLogSizeCompacted=sum(state.size(part, n) for n in sl.logs))
+
+
+def _merged_cells(read: SliceRead, name: str) -> list[tuple[bytes, bytes]]:
+    """The new base file's cells in key order: untouched base cells renamed to `name` as they are,
+    merged records encoded."""
+    rename = renamer(name)
+    cells = [(r.key.encode("utf-8"), encode_record(r, name)) for r in read.records.values() if not r.deleted]
+    for row, value in read.untouched or ():
+        renamed = rename(value)
+        if renamed is None:  # not laid out as ours are: decoded and encoded
+            key = row.decode("utf-8")
+            renamed = encode_record(decode_record(key, value), name)
+        cells.append((row, renamed))
+    cells.sort(key=itemgetter(0))
+    return cells
 
 
 def rollback_compaction(writer: "MetadataWriter", inst: Instant) -> None:

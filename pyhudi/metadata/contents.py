@@ -36,14 +36,19 @@ def group_of(key: str, count: int) -> int:
 
 
 def base_hfile(records: list[MetadataRecord], file_name: str, compression: str) -> bytes:
-    """A base HFile: cells sorted by key, the records' `_hoodie_file_name` = its own name, a
-    DYNAMIC_V0 bloom filter of the keys in the `bloomFilter` meta block."""
-    keys = [r.key for r in records]
+    """A base HFile of `records` (sorted by key), each written with `_hoodie_file_name` = its own name."""
+    return base_hfile_of_cells([(r.key.encode("utf-8"), encode_record(r, file_name)) for r in records],
+                               compression)
+
+
+def base_hfile_of_cells(cells: list[tuple[bytes, bytes]], compression: str) -> bytes:
+    """A base HFile of encoded records (sorted by row): a DYNAMIC_V0 bloom filter of the keys in
+    the `bloomFilter` meta block, the min and max key in the file info."""
+    keys = [row.decode("utf-8") for row, _ in cells]
     blm = bloom_mod.create_bloom_filter(bloom_mod.DYNAMIC_V0)
     blm.add_all(keys)
     file_info = {"schema": schema_text(), "bloomFilterTypeCode": bloom_mod.DYNAMIC_V0,
                  "minRecordKey": keys[0] if keys else "", "maxRecordKey": keys[-1] if keys else ""}
-    cells = [(r.key.encode("utf-8"), encode_record(r, file_name)) for r in records]
     return hfile.write_hfile(cells, block_size=HFILE_BLOCK_SIZE, compression=compression,
                              file_info=file_info, meta_blocks={"bloomFilter": blm.serialize()})
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from pyhudi import hfile
 from pyhudi import log as lf
-from pyhudi.metadata.codec import decode_record, encode_record
+from pyhudi.metadata.codec import decode_record, encode_record, renamer
 from pyhudi.metadata.keys import (
     COLUMN_STATS,
     DEFAULT_FILE_GROUP_COUNT,
@@ -44,6 +44,8 @@ def test_hudi_written_records_reencode_byte_for_byte(fixture_tables):
         assert schema == schema_text()  # the writer schema we store is Hudi's, byte for byte
         rec = decode_record(key, value, schema)
         assert encode_record(rec, name if name.endswith(".hfile") else None) == value, (part, name, key)
+        # a compaction's copy of a record: only `_hoodie_file_name` rewritten, without decoding
+        assert renamer("x_0-2-0_2.hfile")(value) == encode_record(rec, "x_0-2-0_2.hfile"), (part, name, key)
         if part in (COLUMN_STATS, RECORD_INDEX):  # keys are routed to file groups by String.hashCode
             count = DEFAULT_FILE_GROUP_COUNT[part]
             assert file_group_id(part, file_group_index(key, count)) in name
@@ -52,6 +54,14 @@ def test_hudi_written_records_reencode_byte_for_byte(fixture_tables):
             assert key == column_stats_key(s.column_name, partition_of[s.file_name], s.file_name)
         n += 1
     assert n > 300
+
+
+def test_renaming_refuses_values_not_laid_out_as_ours():
+    rec = column_stats_record("p", ColumnStats("f.parquet", "c", wrap(1, LONG), wrap(2, LONG)))
+    value = encode_record(rec)
+    assert renamer("a.hfile")(value) == encode_record(rec, "a.hfile")
+    assert renamer("a.hfile")(b"\x02" + value[1:]) is None  # a commit time where ours is null
+    assert renamer("a.hfile")(value[:4] + b"\x04" + value[5:]) is None  # no such union branch
 
 
 def test_value_encoding():
