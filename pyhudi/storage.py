@@ -33,6 +33,7 @@ class Entry:
     name: str
     size: int
     is_dir: bool
+    mtime_ns: int | None = None  # when the file system reports it
 
 
 class Storage:
@@ -133,7 +134,7 @@ class Storage:
     def list(self, path: str) -> list[Entry]:
         """Entries of one directory; [] when it does not exist."""
         selector = pafs.FileSelector(path, allow_not_found=True, recursive=False)
-        return [Entry(i.base_name, i.size or 0, i.type == pafs.FileType.Directory)
+        return [Entry(i.base_name, i.size or 0, i.type == pafs.FileType.Directory, i.mtime_ns)
                 for i in self.fs.get_file_info(selector)]
 
     def delete(self, path: str) -> None:

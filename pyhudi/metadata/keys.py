@@ -81,6 +81,7 @@ def bloom_filter_key(partition: str, base_file_name: str) -> str:
     return hash_id64(partition_id(partition)) + hash_id128(base_file_name)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a partition's column-stats keys are routed again at each commit
 def file_group_index(key: str, file_group_count: int) -> int:
     """HoodieTableMetadataUtil.mapRecordKeyToFileGroupIndex: abs(abs(hash) % n), Java semantics."""
     if file_group_count <= 0:

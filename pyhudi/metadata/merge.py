@@ -16,7 +16,7 @@ from pyhudi.metadata.records import (
     ColumnStats,
     MetadataRecord,
 )
-from pyhudi.metadata.wrappers import pick
+from pyhudi.metadata.wrappers import extreme, pick
 
 
 def combine(older: MetadataRecord | None, newer: MetadataRecord) -> MetadataRecord:
@@ -84,10 +84,10 @@ def _add(a, b):
 def aggregate_stats(ranges: Iterable[ColumnStats], file_name: str | None, column: str,
                     tight: bool) -> ColumnStats:
     """Partition-level stats of one column over files (`getColumnRangeInPartition`)."""
-    out = ColumnStats(file_name, column, None, None, 0, 0, 0, 0, False, tight)
+    ranges = list(ranges)
+    out = ColumnStats(file_name, column, extreme((r.min_value for r in ranges), smaller=True),
+                      extreme((r.max_value for r in ranges), smaller=False), 0, 0, 0, 0, False, tight)
     for r in ranges:
-        out.min_value = pick(out.min_value, r.min_value, smaller=True)
-        out.max_value = pick(out.max_value, r.max_value, smaller=False)
         out.value_count = _add(out.value_count, r.value_count)
         out.null_count = _add(out.null_count, r.null_count)
         out.total_size = _add(out.total_size, r.total_size)

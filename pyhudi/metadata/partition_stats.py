@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from pyhudi.metadata.keys import COLUMN_STATS, column_stats_key
+from pyhudi.metadata.keys import COLUMN_STATS, column_stats_prefix, hash_id128
 from pyhudi.metadata.merge import aggregate_stats
 from pyhudi.metadata.reader import read_files, read_partition
 from pyhudi.metadata.records import ColumnStats, MetadataRecord, partition_stats_record
@@ -44,7 +44,8 @@ def partition_stats(partition: str, cols: list[str] | None,
 
 def _stored_stats(state: MdtState, partition: str, cols: list[str], names: list[str]) -> list[ColumnStats]:
     """The live `column_stats` of the given files of a partition."""
-    wanted = [column_stats_key(c, partition, n) for n in names for c in cols]
+    prefixes = [column_stats_prefix(c, partition) for c in cols]
+    wanted = [p + file_hash for file_hash in map(hash_id128, names) for p in prefixes]  # column_stats_key
     found = read_partition(state, COLUMN_STATS, keys=wanted) if wanted else {}
     return [r.stats for r in found.values() if r.is_present and r.stats is not None]
 

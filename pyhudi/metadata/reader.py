@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 from pyhudi import hfile
 from pyhudi import log as lf
 from pyhudi.hfile.reader import lookup
+from pyhudi.metadata.base_cache import BASE_RECORDS
 from pyhudi.metadata.codec import decode_record
 from pyhudi.metadata.keys import (
     ALL_PARTITIONS_KEY,
@@ -30,7 +31,8 @@ from pyhudi.table.file_slices import FileSlice
 @dataclass
 class SliceRead:
     """A slice's merged records (of the wanted keys) and what the reading saw, for compaction.
-    A read for a key set seeks in the base file: its base_keys are then only the keys found."""
+    `base_keys`: every key of the base file for a compaction (`read_for_rewrite`), else the
+    keys read that it holds."""
     records: dict[str, MetadataRecord]
     base_keys: set[str]
     log_keys: set[str]
@@ -41,30 +43,64 @@ class SliceRead:
 
 
 def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool],
-               keys: set[str] | None = None, read: SliceRead | None = None) -> SliceRead:
-    """With `keys`, only the HFile blocks that can hold them are read, so a lookup costs the
-    same however many records the base file has; without, the whole file. With `read.untouched`
-    set, the cells `want` declines go there undecoded (when the file's schema is ours)."""
+               keys: set[str] | None = None) -> SliceRead:
+    """The base file's records `want` accepts, decoded once per process (`base_cache`). With
+    `keys`, only the HFile blocks that can hold them are read, so a lookup costs the same however
+    many records the base file has; without, the whole file."""
     path = f"{state.mdt_path}/{part}/{name}"
-    if keys is None:
+    known = BASE_RECORDS.file(state.identity(part, name))
+    if keys is None and not known.complete:
         contents = hfile.parse_hfile(state.storage.read(path))
-    else:
+        decoded, every = _decode_cells(contents, want)
+        known.records.update(decoded)
+        known.complete = every
+    elif keys is not None and (missing := known.missing(keys)):
         contents = lookup(lambda offset, length: state.storage.read_range(path, offset, length),
-                          state.storage.size(path), [k.encode("utf-8") for k in keys])
+                          state.storage.size(path), [k.encode("utf-8") for k in missing])
+        decoded, _ = _decode_cells(contents, want)
+        known.records.update({k: decoded.get(k) for k in missing})
+    BASE_RECORDS.trim()
+    read = SliceRead({}, set(), set())
+    for key, rec in known.records.items() if keys is None else ((k, known.records.get(k)) for k in keys):
+        if rec is not None:
+            read.base_keys.add(key)
+            if want(key):
+                read.records[key] = rec
+    return read
+
+
+def _decode_cells(contents, want: Callable[[str], bool]) -> tuple[dict[str, MetadataRecord], bool]:
+    """The records of the cells `want` accepts, and whether it accepted them all."""
+    schema = _schema(contents)
+    out: dict[str, MetadataRecord] = {}
+    every = True
+    for row, value in contents.cells:
+        key = row.decode("utf-8")
+        if want(key):
+            out[key] = combine(out.get(key), decode_record(key, value, schema))
+        else:
+            every = False
+    return out, every
+
+
+def _schema(contents) -> str | None:
     schema = contents.file_info.get(b"schema")
-    schema = schema.decode("utf-8") if schema else None
-    read = read or SliceRead({}, set(), set())
-    keep = read.untouched
-    if keep is not None and schema != schema_text():  # written by another schema: every record re-encoded
-        keep, want = None, _every
+    return schema.decode("utf-8") if schema else None
+
+
+def _base_for_rewrite(state: MdtState, part: str, name: str, touched: set[str], read: SliceRead) -> None:
+    """Fills `read` from the whole base file: the `touched` keys decoded, the other cells kept as
+    they are in `read.untouched` - all decoded when the file was written under another schema."""
+    contents = hfile.parse_hfile(state.storage.read(f"{state.mdt_path}/{part}/{name}"))
+    schema = _schema(contents)
+    keep = read.untouched if schema == schema_text() else None
     for row, value in contents.cells:
         key = row.decode("utf-8")
         read.base_keys.add(key)
-        if want(key):
+        if keep is None or key in touched:
             read.records[key] = combine(read.records.get(key), decode_record(key, value, schema))
-        elif keep is not None:
+        else:
             keep.append((row, value))
-    return read
 
 
 def _every(key: str) -> bool:
@@ -128,7 +164,7 @@ def read_for_rewrite(state: MdtState, part: str, sl: FileSlice) -> SliceRead:
     blocks = _valid_blocks(state, part, sl.logs, read)
     touched = {k for b in blocks for k in _block_keys(b)}
     if sl.base:
-        _read_base(state, part, sl.base, touched.__contains__, read=read)
+        _base_for_rewrite(state, part, sl.base, touched, read)
     for b in blocks:
         _apply_block(b, read, _every)
     return read

@@ -17,6 +17,7 @@ from pyhudi.table.timeline import Instant, Timeline
 
 if TYPE_CHECKING:
     from pyhudi.metadata.writer import MetadataWriter
+    from pyhudi.storage import Entry
 
 DATA_WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")  # the ones that write data files
 
@@ -71,7 +72,7 @@ class MdtState:
         self.pending = [i for i in self.instants if not i.is_completed]
         self._committed = committed_rule(self.instants)  # archived MDT instants count, as on the data table
         self.data = DataTimeline(writer.data_timeline())
-        self._listings: dict[str, list[tuple[str, int]]] = {}
+        self._listings: dict[str, dict[str, Entry]] = {}
         self._slices: dict[str, dict[str, list[FileSlice]]] = {}
 
     def committed(self, instant: str) -> bool:
@@ -97,13 +98,25 @@ class MdtState:
 
     def listing(self, part: str) -> list[tuple[str, int]]:
         """(name, size) of the files of an MDT partition."""
-        if part not in self._listings:
-            entries = self.storage.list(f"{self.mdt_path}/{part}")
-            self._listings[part] = [(e.name, e.size) for e in entries if not e.is_dir]
-        return self._listings[part]
+        return [(n, e.size) for n, e in self._entries(part).items()]
 
     def size(self, part: str, name: str) -> int:
-        return dict(self.listing(part)).get(name, 0)
+        e = self._entries(part).get(name)
+        return e.size if e else 0
+
+    def identity(self, part: str, name: str) -> tuple | None:
+        """What tells this file from another of the same name (a rebuilt metadata table reuses
+        names): its path, size and modification time; None when storage reports no time."""
+        e = self._entries(part).get(name)
+        if e is None or e.mtime_ns is None:
+            return None
+        return type(self.storage.fs).__name__, f"{self.mdt_path}/{part}/{name}", e.size, e.mtime_ns
+
+    def _entries(self, part: str) -> dict[str, Entry]:
+        if part not in self._listings:
+            entries = self.storage.list(f"{self.mdt_path}/{part}")
+            self._listings[part] = {e.name: e for e in entries if not e.is_dir}
+        return self._listings[part]
 
     def slices(self, part: str) -> dict[str, list[FileSlice]]:
         if part not in self._slices:

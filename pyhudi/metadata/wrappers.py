@@ -10,7 +10,7 @@ import decimal
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from pyhudi.metadata.errors import MetadataRecordError
 from pyhudi.metadata.schema import union_record_names
@@ -139,3 +139,18 @@ def pick(a: Wrapped | None, b: Wrapped | None, smaller: bool) -> Wrapped | None:
     if c is None:
         return b
     return a if (c <= 0) == smaller else b
+
+
+def extreme(values: Iterable[Wrapped | None], smaller: bool) -> Wrapped | None:
+    """`pick` folded over `values` in order, in one pass of native min/max when they are all of
+    one kind (a partition's files): of equal bounds the first smallest, the last largest."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    kind = present[0].wrapper
+    if any(v.wrapper != kind for v in present):
+        out = None
+        for v in present:
+            out = pick(out, v, smaller)
+        return out
+    return min(present, key=_sort_key) if smaller else max(reversed(present), key=_sort_key)

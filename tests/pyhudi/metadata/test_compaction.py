@@ -31,7 +31,8 @@ def test_compaction_merge_reproduces_hudi_base_files(fixture_tables):
             # the compaction's path: cells no log touched copied undecoded, only their file name rewritten
             rewrite = read_for_rewrite(state, part, slices[-2])
             copied += len(rewrite.untouched)
-            assert base_hfile_of_cells(_merged_cells(rewrite, slices[-1].base), writer.compression) == hudis, (part, fid)
+            merged = _merged_cells(rewrite, slices[-1].base)
+            assert base_hfile_of_cells(merged, writer.compression) == hudis, (part, fid)
             checked += 1
     assert checked == 17 and copied > 0
 

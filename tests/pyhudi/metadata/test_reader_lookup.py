@@ -1,13 +1,16 @@
 """Reads of given keys (partition statistics at every write) seek in the base HFiles: the records
-a full read gives, reading the blocks that can hold the keys rather than the whole file."""
+a full read gives, reading the blocks that can hold the keys rather than the whole file; records
+once decoded are not read again (base_cache), unless the file changed."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 
 import pytest
 
 from pyhudi.metadata import contents
+from pyhudi.metadata.base_cache import BASE_RECORDS
 from pyhudi.metadata.keys import COLUMN_STATS, FILES, column_stats_key, column_stats_prefix
 from pyhudi.metadata.reader import files_listing, read_files, read_partition, read_slice
 from pyhudi.metadata.state import MdtState
@@ -63,6 +66,11 @@ def table(tmp_path_factory):
     return t, mdt, listing, stats[0]
 
 
+@pytest.fixture(autouse=True)
+def no_cached_records():
+    BASE_RECORDS.clear()  # every test counts the bytes its own reads take
+
+
 def _state(mdt) -> tuple[MdtState, CountingStorage]:
     state = MdtState(mdt)
     state.storage = CountingStorage(mdt.storage)
@@ -78,13 +86,33 @@ def test_keyed_reads_give_the_full_reads_records_from_fewer_bytes(table):
     state, counting = _state(mdt)
     everything = read_partition(state, COLUMN_STATS)
     assert counting.whole == _base_bytes(state) > 50_000 and counting.ranged == 0
+    assert read_partition(state, COLUMN_STATS) == everything and counting.whole == _base_bytes(state)  # not again
     names = [name for name, _, _ in listing["city=c03"][:5]] + [written.path.split("/")[-1], "absent.parquet"]
     keys = [column_stats_key(c, "city=c03", n) for n in names for c in ("id", "ts", "amount")]
     counting.whole = 0
+    BASE_RECORDS.clear()
     found = read_partition(state, COLUMN_STATS, keys=keys)
     assert found == {k: everything[k] for k in keys if k in everything}
     assert len(found) == 5 * 2 + 3  # the listed files have no `amount` stats; the written one (in a log) has
     assert counting.whole == 0 and 0 < counting.ranged < _base_bytes(state) / 4
+    counting.ranged = 0  # the same keys again, in the next operation: decoded already, nothing read
+    assert read_partition(_state(mdt)[0], COLUMN_STATS, keys=keys) == found
+    assert counting.ranged == 0
+
+
+def test_a_rebuilt_metadata_table_is_read_again(tmp_path):
+    """A rebuild writes base files of the same names, here of the same sizes too: the records
+    decoded from the first ones must not be given for the second."""
+    t = SyntheticTable(tmp_path / "t")
+    instant, _ = t.commit(lambda i: [])
+    name = str(filenames.BaseFileName(str(uuid.UUID(int=1)) + "-0", "0-1-0", instant))
+    mdt = t.mdt(partitions=["files"])
+    mdt.initialize(listing={"city=a": [(name, 1000, _stats(1))]})
+    assert files_listing(MdtState(mdt)) == {"city=a": {name: 1000}}
+    mdt.delete()
+    time.sleep(0.05)  # file times are coarser than a nanosecond
+    mdt.initialize(listing={"city=a": [(name, 2000, _stats(1))]})
+    assert files_listing(MdtState(mdt)) == {"city=a": {name: 2000}}
 
 
 def test_every_key_alone_and_all_keys_together(table):
@@ -113,8 +141,11 @@ def test_files_partition_by_key(table):
     state, counting = _state(mdt)
     listing = files_listing(state)
     counting.whole = counting.ranged = 0
-    assert read_files(state, ["city=c03", "city=c39", "city=nope"]) == \
-        {p: listing[p] for p in ("city=c03", "city=c39")}
+    wanted = {p: listing[p] for p in ("city=c03", "city=c39")}
+    assert read_files(state, ["city=c03", "city=c39", "city=nope"]) == wanted
+    assert counting.whole == counting.ranged == 0  # the full read decoded them
+    BASE_RECORDS.clear()
+    assert read_files(state, ["city=c03", "city=c39", "city=nope"]) == wanted
     assert counting.whole == 0 and counting.ranged > 0
     assert len(read_partition(state, FILES)) == PARTITIONS + 1
 

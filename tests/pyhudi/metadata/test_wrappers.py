@@ -1,4 +1,6 @@
 """Min/max value wrappers: which one a column type gets, and Java's order of values."""
+import pytest
+
 from pyhudi.metadata.wrappers import (
     BOOLEAN,
     BYTES,
@@ -10,6 +12,8 @@ from pyhudi.metadata.wrappers import (
     LONG,
     STRING,
     compare,
+    extreme,
+    pick,
     wrap,
     wrapper_for_type,
     wrapper_names,
@@ -30,3 +34,19 @@ def test_java_order():
     # Java String.compareTo order for strings (UTF-16 units), signed bytes for ByteBuffer
     assert compare(wrap("\uffff", STRING), wrap("\U0001F600", STRING)) == 1
     assert compare(wrap(b"\x80", BYTES), wrap(b"\x01", BYTES)) == -1
+
+
+@pytest.mark.parametrize("values", [
+    [wrap(3, LONG), None, wrap(-1, LONG), wrap(7, LONG), wrap(-1, LONG)],
+    [wrap("b", STRING), wrap("\U0001F600", STRING), wrap("\uffff", STRING), wrap("a", STRING)],  # UTF-16 order
+    [wrap(0.0, DOUBLE), wrap(-0.0, DOUBLE), wrap(float("nan"), DOUBLE), wrap(-2.5, DOUBLE)],
+    [wrap(1, LONG), wrap("x", STRING), wrap(0, LONG)],  # mixed kinds: the fold's rule
+    [None, None],
+])
+def test_extreme_is_pick_folded(values):
+    for smaller in (True, False):
+        folded = None
+        for v in values:
+            folded = pick(folded, v, smaller)
+        got = extreme(values, smaller)
+        assert repr(got) == repr(folded)  # repr: NaN == NaN, -0.0 apart from 0.0
