@@ -57,7 +57,7 @@ def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool
     elif keys is not None and (missing := known.missing(keys)):
         contents = lookup(lambda offset, length: state.storage.read_range(path, offset, length),
                           state.storage.size(path), [k.encode("utf-8") for k in missing])
-        decoded, _ = _decode_cells(contents, want)
+        decoded, _ = _decode_cells(contents, _every)  # all of them: a key `want` declines is still there
         known.records.update({k: decoded.get(k) for k in missing})
     BASE_RECORDS.trim()
     read = SliceRead({}, set(), set())
@@ -97,6 +97,10 @@ def _base_for_rewrite(state: MdtState, part: str, name: str, touched: set[str], 
     for row, value in contents.cells:
         key = row.decode("utf-8")
         read.base_keys.add(key)
+        if keep and keep[-1][0] == row:  # a key twice (cells are sorted): its records are combined
+            touched.add(key)
+            prev = keep.pop()[1]
+            read.records[key] = decode_record(key, prev, schema)
         if keep is None or key in touched:
             read.records[key] = combine(read.records.get(key), decode_record(key, value, schema))
         else:

@@ -9,10 +9,11 @@ import uuid
 
 import pytest
 
+from pyhudi import hfile
 from pyhudi.metadata import contents
 from pyhudi.metadata.base_cache import BASE_RECORDS
-from pyhudi.metadata.keys import COLUMN_STATS, FILES, column_stats_key, column_stats_prefix
-from pyhudi.metadata.reader import files_listing, read_files, read_partition, read_slice
+from pyhudi.metadata.keys import COLUMN_STATS, FILES, column_stats_key, column_stats_prefix, files_key
+from pyhudi.metadata.reader import files_listing, read_files, read_for_rewrite, read_partition, read_slice
 from pyhudi.metadata.state import MdtState
 from pyhudi.storage import Storage
 from pyhudi.table import file_names as filenames
@@ -113,6 +114,35 @@ def test_a_rebuilt_metadata_table_is_read_again(tmp_path):
     time.sleep(0.05)  # file times are coarser than a nanosecond
     mdt.initialize(listing={"city=a": [(name, 2000, _stats(1))]})
     assert files_listing(MdtState(mdt)) == {"city=a": {name: 2000}}
+
+
+def test_a_key_a_prefix_filtered_out_is_still_there_for_the_next_read(table):
+    _, mdt, listing, _ = table
+    state, _ = _state(mdt)
+    keys = [column_stats_key("ts", p, listing[p][0][0]) for p in ("city=c01", "city=c02")]
+    assert list(read_partition(state, COLUMN_STATS, keys=keys, prefixes=[column_stats_prefix("ts", "city=c01")])) \
+        == keys[:1]
+    assert list(read_partition(state, COLUMN_STATS, keys=keys[1:])) == keys[1:]
+
+
+def test_a_key_twice_in_a_base_file_is_merged_by_a_compaction(tmp_path):
+    """HBase allows equal rows; a compaction copying cells undecoded must still merge them."""
+    t = SyntheticTable(tmp_path / "t")
+    instant, _ = t.commit(lambda i: [])
+    names = [str(filenames.BaseFileName(str(uuid.UUID(int=i)) + "-0", "0-1-0", instant)) for i in range(3)]
+    mdt = t.mdt(partitions=["files"])
+    mdt.initialize(listing={"city=a": [(n, 1000, _stats(1)) for n in names[:2]],
+                            "city=b": [(names[2], 1000, _stats(1))]})
+    state = MdtState(mdt)
+    [sl] = state.latest(FILES).values()
+    path = f"{mdt.mdt_path}/{FILES}/{sl.base}"
+    cells = hfile.parse_hfile(mdt.storage.read(path)).cells
+    a = files_key("city=a").encode()
+    doubled = [c for c in cells for _ in range(2 if c[0] == a else 1)]
+    mdt.storage.write(path, contents.base_hfile_of_cells(doubled, mdt.compression))
+    rewrite = read_for_rewrite(MdtState(mdt), FILES, sl)
+    assert files_key("city=a") in rewrite.records and a not in [row for row, _ in rewrite.untouched]
+    assert len(rewrite.untouched) == len(cells) - 1
 
 
 def test_every_key_alone_and_all_keys_together(table):
