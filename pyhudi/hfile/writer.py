@@ -104,8 +104,7 @@ class HFileWriter:
 
     def add(self, key: bytes | str, value: bytes | str) -> None:
         """Appends one cell; keys must not decrease (unsigned byte order)."""
-        if self._closed:
-            raise ValueError("HFileWriter is closed")
+        self._check_open()
         row = key if type(key) is bytes else _as_bytes(key, "key")  # noqa: E721 - exact type: the hot path
         if type(value) is not bytes:  # noqa: E721
             value = _as_bytes(value, "value")

@@ -84,7 +84,7 @@ def compact_slice(writer: "MetadataWriter", state: MdtState, part: str, sl: File
     cells = _merged_cells(read, name)
     data = contents.base_hfile_of_cells(cells, writer.compression)
     writer.storage.write(f"{writer.mdt_path}/{part}/{name}", data)
-    keys = {row.decode("utf-8") for row, _ in cells}
+    keys = {k for k, r in read.records.items() if not r.deleted}  # the untouched are in no log: no update or insert
     deleted = sum(1 for r in read.records.values() if r.deleted and (r.key in read.base_keys or r.key in read.log_keys))
     return contents.write_stat(
         fileId=sl.file_id, path=f"{part}/{name}", prevCommit=sl.base_instant if sl.base else "null",

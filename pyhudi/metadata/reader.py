@@ -54,12 +54,13 @@ def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool
         decoded, every = _decode_cells(contents, want)
         known.records.update(decoded)
         known.complete = every
+        BASE_RECORDS.trim()
     elif keys is not None and (missing := known.missing(keys)):
         contents = lookup(lambda offset, length: state.storage.read_range(path, offset, length),
-                          state.storage.size(path), [k.encode("utf-8") for k in missing])
+                          state.size(part, name), [k.encode("utf-8") for k in missing])
         decoded, _ = _decode_cells(contents, _every)  # all of them: a key `want` declines is still there
         known.records.update({k: decoded.get(k) for k in missing})
-    BASE_RECORDS.trim()
+        BASE_RECORDS.trim()
     read = SliceRead({}, set(), set())
     for key, rec in known.records.items() if keys is None else ((k, known.records.get(k)) for k in keys):
         if rec is not None:
