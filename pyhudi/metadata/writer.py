@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import logging
 import posixpath
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 from pyhudi.basefile import bloom as bloom_mod
 from pyhudi.metadata import catch_up as catch_up_mod
@@ -169,7 +169,7 @@ class MetadataWriter:
     # ---- initialisation -------------------------------------------------------------------
     def initialize(self, data_timeline: Timeline | None = None,
                    listing: Mapping[str, Iterable[tuple]] | None = None,
-                   progress: Callable[[str, str], None] = _no_progress) -> list[str]:
+                   progress: Callable[[str, str], None] = _no_progress, awaiting: Sequence[str] = ()) -> list[str]:
         """Creates the MDT of a table that has none, without blocking writers, and returns the
         initialisation instants (module comment).
 
@@ -178,6 +178,8 @@ class MetadataWriter:
         Column stats are `column_stats_json` output; base files without them (and without a bloom
         filter) are read from their Parquet footers. `progress(stage, detail)` is told of the
         stages "listed", "built", "caught-up", "handing-over" (under the `handoff` lock) and "ready".
+        `awaiting`: index partitions built from records (not a listing) by an indexing action next; they stay
+        listed inflight throughout, so a process that dies before building them still knows to (a restore).
         """
         if self.exists() and FILES in self.partitions():
             raise MetadataTableError(f"{self.mdt_path} already exists; delete() it first to rebuild it")
@@ -191,7 +193,7 @@ class MetadataWriter:
         parts = [p for p in self.maintained if (p != PARTITION_STATS or self._is_partitioned())
                  and not record_built(p)]
         # readers skip a metadata table whose partitions are inflight: a crash from here on is harmless
-        self._save_data_props({PARTITIONS_KEY: "", INFLIGHT_PARTITIONS_KEY: ",".join(sorted(parts))})
+        self._save_data_props({PARTITIONS_KEY: "", INFLIGHT_PARTITIONS_KEY: ",".join(sorted(parts) + list(awaiting))})
         self.storage.mkdirs(f"{self.mdt_path}/.hoodie/.heartbeat")
         with Heartbeat(self.storage, f"{self.mdt_path}/{HEARTBEAT_FILE}"):
             if listing is None:
@@ -201,11 +203,12 @@ class MetadataWriter:
             self._footers = {}
             instants = init_mod.build(self, parts, files, data)
             progress("built", f"partitions {', '.join(parts)}")
-            applied = self._hand_over(parts, set(data.completed), progress)
+            applied = self._hand_over(parts, set(data.completed), progress, awaiting)
         progress("ready", f"partitions {', '.join(parts)}; {len(applied)} writes made during the build applied")
         return instants
 
-    def _hand_over(self, parts: list[str], snapshot: set[str], progress: Callable[[str, str], None]) -> list[str]:
+    def _hand_over(self, parts: list[str], snapshot: set[str], progress: Callable[[str, str], None],
+                   awaiting: Sequence[str] = ()) -> list[str]:
         """Applies the writes completed since the listing `snapshot`, the last ones under the
         hand-off lock, and marks `parts` built; returns the instants applied."""
         self._building = parts
@@ -216,7 +219,8 @@ class MetadataWriter:
                 progress("handing-over", "writers finishing now wait for the last catch-up")
                 applied += self.catch_up(covered=lambda i: i.requested_time in snapshot)
                 # the table was rebuilt from scratch: exactly these partitions exist now
-                self._save_data_props({PARTITIONS_KEY: ",".join(sorted(parts)), INFLIGHT_PARTITIONS_KEY: ""})
+                self._save_data_props({PARTITIONS_KEY: ",".join(sorted(parts)),
+                                       INFLIGHT_PARTITIONS_KEY: ",".join(awaiting)})
         finally:
             self._building = None
         return applied

@@ -14,8 +14,10 @@ A restore that died is resumed by the next restore to the same savepoint: its pl
 and instants already gone are skipped (a restore to another savepoint is refused until it completes).
 
 The metadata table is dropped before any data file goes - the data table lists its partitions as inflight
-meanwhile, so readers list storage - and built again from a listing once every instant is rolled back,
-with the same partitions, before the restore completes. (Hudi restores it to the savepoint and syncs it
+meanwhile, so readers list storage - and built again once every instant is rolled back, with the same
+partitions, before the restore completes: from a listing, then the record index and secondary indexes
+(built from the records, with Spark) by the indexing action, each listed inflight until it is built, so a
+restore that dies on the way builds the rest when resumed. (Hudi restores it to the savepoint and syncs it
 with a listing; it drops it too when the savepoint is older than its oldest compaction.)
 """
 from __future__ import annotations
@@ -27,6 +29,7 @@ import time
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter
+from pyhudi.metadata.keys import RECORD_INDEX, is_secondary_index
 from pyhudi.metadata.layout import (
     INFLIGHT_PARTITIONS_KEY,
     PARTITIONS_KEY,
@@ -34,6 +37,7 @@ from pyhudi.metadata.layout import (
     completed_partitions,
     csv,
     metadata_path,
+    record_built,
 )
 from pyhudi.services.instant import Progress, ServiceTable, no_progress
 from pyhudi.services.savepoint import SAVEPOINT, savepoint_times, undone_by_restore
@@ -90,9 +94,10 @@ def schedule(path: str, to_instant: str) -> Instant:
     return table.timeline.create_requested(RESTORE, im.encode(im.RESTORE_PLAN, plan(table, to_instant)))
 
 
-def restore(path: str, to_instant: str, progress: Progress = no_progress) -> Instant:
+def restore(path: str, to_instant: str, progress: Progress = no_progress, spark=None) -> Instant:
     """Restores the table at `path` to its savepoint at `to_instant` (resuming a restore to it that died);
-    returns the completed restore instant."""
+    returns the completed restore instant. `spark` (a SparkSession, `pyhudi.spark_session()` when None) builds
+    the record index and secondary indexes again, when the table has any."""
     table = _table(path)
     pending = pending_restore(table)
     if pending is not None and pending[1].get("savepointToRestoreTimestamp") != to_instant:
@@ -104,7 +109,7 @@ def restore(path: str, to_instant: str, progress: Progress = no_progress) -> Ins
         pending = requested, plan_of(table, requested)
     else:
         progress(f"resuming restore {pending[0].requested_time} to {to_instant}")
-    return _execute(table, *pending, progress)
+    return _execute(table, *pending, progress, spark)
 
 
 def plan_of(table: ServiceTable, inst: Instant) -> dict:
@@ -125,7 +130,7 @@ def _pending_message(path: str, inst: Instant, plan: dict) -> str:
             f"(pyhudi restore {path} --to {to}): the table is inconsistent until it completes")
 
 
-def _execute(table: ServiceTable, requested: Instant, plan: dict, progress: Progress) -> Instant:
+def _execute(table: ServiceTable, requested: Instant, plan: dict, progress: Progress, spark) -> Instant:
     start = time.time()
     tl, r = table.timeline, requested.requested_time
     to = plan["savepointToRestoreTimestamp"]
@@ -154,6 +159,7 @@ def _execute(table: ServiceTable, requested: Instant, plan: dict, progress: Prog
     if parts and not metadata_table_ready(table):
         progress(f"building the metadata table again (partitions {', '.join(parts)})")
         rebuild_metadata_table(table, parts)
+    rebuild_indexes(table, [p for p in parts if record_built(p)], spark, progress)
     crash_point("after_metadata")
     done = [x for x in plan["instantsToRollback"] if x["commitTime"] in rollbacks]
     meta = {"startRestoreTime": r, "timeTakenInMillis": int((time.time() - start) * 1000),
@@ -187,14 +193,20 @@ def metadata_table_ready(table: ServiceTable) -> bool:
 
 
 def metadata_partitions(table: ServiceTable) -> list[str]:
-    """The metadata partitions to build again after the restore: the built ones, or - when an earlier
-    attempt dropped the table - the ones it left listed as inflight. (No writer runs during a restore; if a
-    build that died left a fresh heartbeat, `initialize` says so and the restore is run again later.)"""
+    """The metadata partitions to build again after the restore: the built ones and the indexes left
+    inflight by an earlier attempt, or - when an earlier attempt dropped the table - the ones it left listed
+    as inflight. (No writer runs during a restore; if a build that died left a fresh heartbeat,
+    `initialize` says so and the restore is run again later.)"""
     props = properties.load(table.storage, table.base)
+    inflight = [p for p in csv(props.get(INFLIGHT_PARTITIONS_KEY)) if _rebuildable(p)]
     if metadata_table_ready(table):
-        return [p for p in completed_partitions(props) if p in SUPPORTED_PARTITIONS]
-    inflight = [p for p in csv(props.get(INFLIGHT_PARTITIONS_KEY)) if p in SUPPORTED_PARTITIONS]
+        built = [p for p in completed_partitions(props) if _rebuildable(p)]
+        return built + [p for p in inflight if record_built(p) and p not in built]
     return inflight if FILES in inflight else []
+
+
+def _rebuildable(partition: str) -> bool:
+    return partition in SUPPORTED_PARTITIONS or is_secondary_index(partition)
 
 
 def drop_metadata_table(table: ServiceTable, parts: list[str]) -> None:
@@ -207,6 +219,30 @@ def drop_metadata_table(table: ServiceTable, parts: list[str]) -> None:
 
 
 def rebuild_metadata_table(table: ServiceTable, parts: list[str]) -> None:
-    """Builds the metadata table dropped by `drop_metadata_table` again, from a listing."""
+    """Builds the metadata table dropped by `drop_metadata_table` again, from a listing; the indexes of
+    `parts` built from records stay listed inflight for `rebuild_indexes`."""
     props = properties.load(table.storage, table.base)
-    MetadataWriter(table.storage, table.base, props, partitions=parts).initialize()
+    listed = [p for p in parts if not record_built(p)]
+    MetadataWriter(table.storage, table.base, props, partitions=listed).initialize(
+        awaiting=_index_order([p for p in parts if record_built(p)]))
+
+
+def rebuild_indexes(table: ServiceTable, parts: list[str], spark, progress: Progress) -> None:
+    """Builds the record index, then each secondary index (they need it), of `parts` not built yet, with the
+    indexing action (default sizing: the file-group count follows the table's record count)."""
+    todo = [p for p in _index_order(parts)
+            if p not in completed_partitions(properties.load(table.storage, table.base))]
+    if not todo:
+        return
+    from pyhudi.services import indexing  # with Spark: only a table with such indexes needs it
+
+    if spark is None:
+        from pyhudi import spark_session
+        spark = spark_session()
+    for part in todo:
+        progress(f"building {part} again (indexing action)")
+        indexing.create(spark, table.uri, part, progress=progress)
+
+
+def _index_order(parts: list[str]) -> list[str]:
+    return sorted(parts, key=lambda p: (p != RECORD_INDEX, p))

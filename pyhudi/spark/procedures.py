@@ -254,7 +254,7 @@ def rollback_to_savepoint(spark, path: str, args: Args) -> list[Row]:
     if instant not in saved:
         raise ProcedureError(f"{instant} is not a savepoint of {path} (savepoints: {', '.join(saved)})")
     try:
-        restore.restore(path, instant)
+        restore.restore(path, instant, spark=spark)
     except restore.RestoreError as e:
         log.warning("rollback_to_savepoint: %s", e)
         return [{"rollback_savepoint_result": False}]

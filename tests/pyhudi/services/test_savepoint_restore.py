@@ -231,3 +231,43 @@ def test_a_restore_that_died_is_finished_by_the_next(spark, tmp_path, monkeypatc
     assert _data_files(path) == kept
     meta = im.decode(_timeline(path).read(done), im.RESTORE)
     assert meta["instantsToRollback"] == []  # c4 and c3 went in the attempts that died
+
+
+def test_a_restore_keeps_the_record_index_and_secondary_indexes(spark, tmp_path, monkeypatch):
+    """The indexes built from records come back after a restore, right for the savepoint's records, also when
+    the restore dies between building the record index and the secondary index."""
+    from pyhudi.services import indexing
+    from tests.pyhudi.write import test_secondary_index as si_tests
+    from tests.pyhudi.write.test_record_index import _assert_index_right, _partitions
+    path = str(tmp_path / "indexed")
+    t = si_tests._table(spark, path)  # record_index, then secondary_index_city_idx on city
+    t.upsert(si_tests._rows(spark, range(30, 45), 2, city=lambda i: "lyon"))
+    expected, built = si_tests._expected(spark, path), _partitions(path)
+    assert {"record_index", si_tests.PART} <= set(built)
+    sp = t.savepoint()
+    t.upsert(si_tests._rows(spark, range(40, 60), 3, city=lambda i: "rome"))  # moves entries, adds keys
+    t.delete(si_tests._rows(spark, range(0, 10), 4))
+
+    real = indexing.create
+
+    def dies_at_the_secondary_index(spark_, path_, part, **kw):
+        if part == si_tests.PART:
+            raise Boom()
+        return real(spark_, path_, part, **kw)
+
+    monkeypatch.setattr(indexing, "create", dies_at_the_secondary_index)
+    with pytest.raises(Boom):
+        restore.restore(path, sp, spark=spark)
+    props = ServiceTable.open(path).props
+    assert "record_index" in _partitions(path) and si_tests.PART not in _partitions(path)
+    assert si_tests.PART in props["hoodie.table.metadata.partitions.inflight"]  # what the resumed one builds
+    monkeypatch.setattr(indexing, "create", real)
+
+    restore.restore(path, sp, spark=spark)
+    assert sorted(_partitions(path)) == sorted(built)
+    assert ServiceTable.open(path).props.get("hoodie.table.metadata.partitions.inflight", "") == ""
+    assert si_tests._entries(spark, path) == expected  # the savepoint's entries: no rome, k000 back
+    _assert_index_right(spark, path)
+    t.upsert(si_tests._rows(spark, range(0, 3), 5, city=lambda i: "nice"))  # kept by the next write
+    si_tests._assert_right(spark, path)
+    _assert_index_right(spark, path)
