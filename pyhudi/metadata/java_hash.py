@@ -3,17 +3,27 @@ file groups) and the iteration order of a `java.util.HashMap<String, ?>` (the or
 Avro maps in, so that our bytes match the Java writer's)."""
 from __future__ import annotations
 
+import functools
+import sys
+from array import array
+from operator import mul
 from typing import Iterable
 
 INT_MIN = -(1 << 31)
+_UTF16 = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"  # native order, as array("H") reads it
+_powers: list[int] = []  # 31**(n-1), ..., 31**0 (mod 2**32) for the longest string hashed so far
 
 
 def java_string_hash(s: str) -> int:
-    """Java's String.hashCode: h = 31*h + UTF-16 code unit, as a signed 32-bit int."""
-    h = 0
-    raw = s.encode("utf-16-be")
-    for i in range(0, len(raw), 2):
-        h = (31 * h + ((raw[i] << 8) | raw[i + 1])) & 0xFFFFFFFF
+    """Java's String.hashCode: h = 31*h + UTF-16 code unit, as a signed 32-bit int; computed as the sum
+    of unit * 31**(n-1-i) (mod 2**32), a product of two sequences in C rather than a Python loop."""
+    global _powers
+    units = s.encode("ascii") if s.isascii() else array("H", s.encode(_UTF16))
+    n = len(units)
+    if n > len(_powers):
+        size = max(n, 2 * len(_powers), 64)
+        _powers = [pow(31, size - 1 - j, 1 << 32) for j in range(size)]
+    h = sum(map(mul, units, _powers[len(_powers) - n:])) & 0xFFFFFFFF
     return h - (1 << 32) if h & 0x80000000 else h
 
 
@@ -33,6 +43,7 @@ _TREEIFY_THRESHOLD = 8
 _MIN_TREEIFY_CAPACITY = 64
 
 
+@functools.lru_cache(maxsize=1 << 17)  # file names, merged again at every read of the `files` partition
 def _spread(key: str) -> int:
     h = java_string_hash(key) & 0xFFFFFFFF
     return h ^ (h >> 16)

@@ -5,6 +5,13 @@ from pyhudi.metadata.java_hash import JavaHashMap, java_hashmap_order, java_stri
 def test_java_string_hash():
     assert java_string_hash("TXN-008") == -166313931
     assert java_string_hash("\U0001F600") == 0xD83D * 31 + 0xDE00  # UTF-16 code units
+    assert java_string_hash("") == 0 and java_string_hash("a") == 97
+    # against the definition (h = 31*h + unit, wrapped to a signed int), longer than any string hashed before
+    for s in ["x" * 300, "héllo wörld \U0001F600" * 9, "2026-11-27/part-0001_1-0-1_20261127093015123.parquet"]:
+        h, raw = 0, s.encode("utf-16-be")
+        for i in range(0, len(raw), 2):
+            h = (31 * h + (raw[i] << 8 | raw[i + 1])) & 0xFFFFFFFF
+        assert java_string_hash(s) == (h - (1 << 32) if h >= 1 << 31 else h)
 
 
 def test_java_hashmap_order():
