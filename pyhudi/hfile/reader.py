@@ -141,8 +141,12 @@ ReadAt = Callable[[int, int], bytes]  # (offset, length) -> bytes
 @dataclass
 class HFileLookup:
     file_info: dict[bytes, bytes]
-    cells: list[tuple[bytes, bytes]]  # the cells of the wanted rows, duplicates included, in file order
+    cells: list[tuple[bytes, bytes]]  # the cells of the wanted rows (`whole_blocks`: of every block read),
+    #                                   duplicates included, in file order
     data_blocks_read: int = 0
+    # (lower, upper) row ranges of the blocks read, bounds excluded (upper None: to the end): a row strictly
+    # inside one is in the file only if it is in that block (a row equal to a bound may end the block before)
+    ranges: list[tuple[bytes, bytes | None]] = field(default_factory=list)
 
 
 def _block_at(buf: bytes, pos: int, file_offset: int, codec: str, magics: tuple[bytes, ...]) -> RawBlock:
@@ -192,16 +196,17 @@ def _slots(entries: list[tuple[int, int, bytes]], key_rows: list[bytes], row: by
 Child = tuple[int, int, bytes, "bytes | None"]  # offset, on-disk size, row range from the index keys
 
 
-def _children(nodes: list[tuple[list[tuple[int, int, bytes]], list[bytes]]]) -> dict[Child, list[bytes]]:
-    """Each child block that can hold some of the rows wanted in nodes ((index entries, rows)
-    pairs): its offset, on-disk size and the rows of its index key and the next one, with the
-    wanted rows, in file order."""
+def _children(nodes: list[tuple[list[tuple[int, int, bytes]], list[bytes], bytes | None]]
+              ) -> dict[Child, list[bytes]]:
+    """Each child block that can hold some of the rows wanted in nodes ((index entries, rows, the
+    node's upper bound) triples): its offset, on-disk size and the rows of its index key and the
+    next one (the node's bound after its last entry), with the wanted rows, in file order."""
     below: dict[Child, set[bytes]] = {}
-    for entries, rows in nodes:
+    for entries, rows, node_upper in nodes:
         key_rows = [_key_row(k) for _, _, k in entries]
         for row in rows:
             for i in _slots(entries, key_rows, row):
-                upper = key_rows[i + 1] if i + 1 < len(entries) else None
+                upper = key_rows[i + 1] if i + 1 < len(entries) else node_upper
                 below.setdefault((*entries[i][:2], key_rows[i], upper), set()).add(row)
     return {child: sorted(below[child]) for child in sorted(below, key=lambda c: c[:2])}
 
@@ -210,11 +215,11 @@ def _data_entries(read_at: ReadAt, codec: str, levels: int, root: list[tuple[int
                   rows: list[bytes], end: int) -> list[Child]:
     """The data blocks that can hold rows, walking down a multi-level index one level at a time,
     each index block read once."""
-    below = _children([(root, rows)])
+    below = _children([(root, rows, None)])
     for level in range(levels - 1, 0, -1):  # the index levels under the root, leaves last
         magics = (LEAF_INDEX,) if level == 1 else (INTERMEDIATE_INDEX,)
-        below = _children([(parse_non_root_index(_fetch(read_at, offset, size, codec, magics, end).payload), wanted)
-                           for (offset, size, _, _), wanted in below.items()])
+        below = _children([(parse_non_root_index(_fetch(read_at, offset, size, codec, magics, end).payload), wanted,
+                             upper) for (offset, size, _, upper), wanted in below.items()])
     return list(below)
 
 
@@ -229,18 +234,20 @@ def _data_cells(read_at: ReadAt, child: Child, codec: str, end: int, with_mvcc: 
     return cells
 
 
-def lookup(read_at: ReadAt, size: int, rows: Iterable[bytes], source: str = "input") -> HFileLookup:
+def lookup(read_at: ReadAt, size: int, rows: Iterable[bytes], source: str = "input",
+           whole_blocks: bool = False) -> HFileLookup:
     """The cells of `rows` in the HFile of `size` bytes that read_at(offset, length) reads: the
     trailer, the load-on-open section (root data index, meta index, file info), then only the
     index and data blocks that can hold them, each once and checksums verified. The cells are
-    those a filter over parse_hfile's cells would give. HFileFormatError names `source`."""
+    those a filter over parse_hfile's cells would give (`whole_blocks`: every cell of the blocks
+    read). HFileFormatError names `source`."""
     try:
-        return _lookup(read_at, size, rows)
+        return _lookup(read_at, size, rows, whole_blocks)
     except HFileFormatError as e:
         raise HFileFormatError(f"HFile {source}: {e}") from None
 
 
-def _lookup(read_at: ReadAt, size: int, rows: Iterable[bytes]) -> HFileLookup:
+def _lookup(read_at: ReadAt, size: int, rows: Iterable[bytes], whole_blocks: bool = False) -> HFileLookup:
     if size < TRAILER_SIZE:
         raise HFileFormatError(f"not an HFile: {size} bytes, fewer than the {TRAILER_SIZE}-byte trailer")
     trailer = parse_trailer(read_at(size - TRAILER_SIZE, TRAILER_SIZE))
@@ -264,5 +271,6 @@ def _lookup(read_at: ReadAt, size: int, rows: Iterable[bytes]) -> HFileLookup:
     blocks = _data_entries(read_at, trailer.codec, trailer.data_index_levels, root_entries, sorted(wanted), start)
     with_mvcc, with_tags = _cell_layout(file_info)
     cells = [cell for child in blocks
-             for cell in _data_cells(read_at, child, trailer.codec, start, with_mvcc, with_tags) if cell[0] in wanted]
-    return HFileLookup(file_info, cells, len(blocks))
+             for cell in _data_cells(read_at, child, trailer.codec, start, with_mvcc, with_tags)
+             if whole_blocks or cell[0] in wanted]
+    return HFileLookup(file_info, cells, len(blocks), [(lower, upper) for _, _, lower, upper in blocks])

@@ -10,7 +10,9 @@ change them (nothing does: merging builds new records)."""
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
+from typing import Callable
 
 from pyhudi.metadata.records import MetadataRecord
 
@@ -19,14 +21,48 @@ MAX_RECORDS = 200_000  # about 300 MB of decoded column statistics at most
 
 class FileRecords:
     """What is known of one base file: records by key (None: looked up, not there); `complete`
-    once every record of the file is in."""
+    once every record of the file is in. A keyed lookup reads whole HFile blocks: their other cells
+    are kept undecoded (`raw`) with the key ranges the blocks cover, so a later lookup of a key in
+    those ranges - a file another commit just added to the partition - reads nothing."""
 
     def __init__(self):
         self.records: dict[str, MetadataRecord | None] = {}
         self.complete = False
+        self.raw: dict[str, bytes] = {}
+        self.schema: str | None = None  # of the raw cells: the file's writer schema
+        self._lowers: list[bytes] = []  # sorted, with the matching upper bounds (exclusive both)
+        self._uppers: list[bytes | None] = []
 
     def missing(self, keys) -> list[str]:
-        return [] if self.complete else [k for k in keys if k not in self.records]
+        return [] if self.complete else [k for k in keys if k not in self.records and not self._covered(k)]
+
+    def get(self, key: str, decode: Callable[[str, bytes], MetadataRecord]) -> MetadataRecord | None:
+        """The record of a key `missing` did not return (decoded now when it was kept raw)."""
+        if key not in self.records:
+            value = self.raw.pop(key, None)
+            self.records[key] = None if value is None else decode(key, value)
+        return self.records[key]
+
+    def add_blocks(self, cells: dict[str, bytes], ranges: list[tuple[bytes, bytes | None]], schema: str | None
+                   ) -> None:
+        """Whole blocks' cells not decoded yet, and the key ranges they cover."""
+        self.schema = schema
+        self.raw.update((k, v) for k, v in cells.items() if k not in self.records)
+        for lower, upper in ranges:
+            i = bisect_left(self._lowers, lower)
+            if i == len(self._lowers) or self._lowers[i] != lower:
+                self._lowers.insert(i, lower)
+                self._uppers.insert(i, upper)
+
+    def size(self) -> int:
+        return len(self.records) + len(self.raw)
+
+    def _covered(self, key: str) -> bool:
+        if not self._lowers:
+            return False
+        row = key.encode("utf-8")  # HFile rows sort as bytes; UTF-8 keeps the code point order
+        i = bisect_left(self._lowers, row) - 1
+        return i >= 0 and self._lowers[i] < row and (self._uppers[i] is None or row < self._uppers[i])
 
 
 class BaseRecordCache:
@@ -49,10 +85,10 @@ class BaseRecordCache:
     def trim(self) -> None:
         """Drops the least recently used files until the records held fit the bound."""
         with self._lock:
-            held = sum(len(f.records) for f in self._files.values())
+            held = sum(f.size() for f in self._files.values())
             while self._files and held > self.max_records:
                 _, dropped = self._files.popitem(last=False)
-                held -= len(dropped.records)
+                held -= dropped.size()
 
     def clear(self) -> None:
         with self._lock:

@@ -54,20 +54,42 @@ def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool
         decoded, every = _decode_cells(contents, want)
         known.records.update(decoded)
         known.complete = every
+        if every:
+            known.raw.clear()
         BASE_RECORDS.trim()
     elif keys is not None and (missing := known.missing(keys)):
         contents = lookup(lambda offset, length: state.storage.read_range(path, offset, length),
-                          state.size(part, name), [k.encode("utf-8") for k in missing])
-        decoded, _ = _decode_cells(contents, _every)  # all of them: a key `want` declines is still there
-        known.records.update({k: decoded.get(k) for k in missing})
+                          state.size(part, name), [k.encode("utf-8") for k in missing], whole_blocks=True)
+        _keep_blocks(known, contents)
+        known.records.update((k, None) for k in missing if k not in known.raw and k not in known.records)
         BASE_RECORDS.trim()
     read = SliceRead({}, set(), set())
-    for key, rec in known.records.items() if keys is None else ((k, known.records.get(k)) for k in keys):
+    if keys is None:
+        found = known.records.items()
+    else:
+        found = ((k, known.get(k, lambda key, value: decode_record(key, value, known.schema))) for k in keys)
+    for key, rec in found:
         if rec is not None:
             read.base_keys.add(key)
             if want(key):
                 read.records[key] = rec
     return read
+
+
+def _keep_blocks(known, contents) -> None:
+    """A lookup's whole blocks into the cache: cells undecoded, but a key a file holds twice (HBase allows it)
+    combined now."""
+    schema = _schema(contents)
+    by_key: dict[str, list[bytes]] = {}
+    for row, value in contents.cells:
+        by_key.setdefault(row.decode("utf-8"), []).append(value)
+    for key, values in by_key.items():
+        if len(values) > 1 and key not in known.records:
+            rec = None
+            for v in values:
+                rec = combine(rec, decode_record(key, v, schema))
+            known.records[key] = rec
+    known.add_blocks({k: vs[0] for k, vs in by_key.items() if len(vs) == 1}, contents.ranges, schema)
 
 
 def _decode_cells(contents, want: Callable[[str], bool]) -> tuple[dict[str, MetadataRecord], bool]:

@@ -172,3 +172,34 @@ def test_not_an_hfile():
     data = _small_blocks()
     with pytest.raises(HFileFormatError, match="file offset 0: inconsistent sizes"):  # a short read
         lookup(lambda offset, length: data[offset:offset + length - (offset == 0)], len(data), [b"key-000000000"])
+
+
+def _assert_ranges_hold(data: bytes, probes: list[bytes]) -> None:
+    """`whole_blocks`: every cell of the blocks read, and each row of the file strictly inside a reported range
+    is among them - so a row inside one and missing from them is not in the file."""
+    contents, reads = parse_hfile(data), Reads(data)
+    found = lookup(reads, len(data), probes, whole_blocks=True)
+    assert len(found.ranges) == found.data_blocks_read > 0
+    kept = set(found.cells)
+    assert set(_filtered(contents, probes)) <= kept
+    inside = 0
+    for cell in contents.cells:
+        if any(lo < cell[0] and (hi is None or cell[0] < hi) for lo, hi in found.ranges):
+            inside += 1
+            assert cell in kept, cell
+    assert inside > 0
+
+
+@pytest.mark.parametrize("shorten", [True, False])
+def test_whole_blocks_and_their_ranges(shorten):
+    multi = _small_blocks(2000, "gz", index_block_max_size=200, index_min_entries=2, shorten_index_keys=shorten)
+    contents = parse_hfile(multi)
+    assert contents.trailer.data_index_levels >= 3
+    rows = [r for r, _ in contents.cells]
+    _assert_ranges_hold(multi, rows[::97] + [rows[0], rows[-1], b"zz"])  # ends of leaf index blocks included
+    cells = [(b"a", b"1"), (b"b", b"2")] + [(b"dup", b"v%02d" % i) for i in range(30)] + [(b"e", b"3")]
+    _assert_ranges_hold(_splitting_hfile(cells), [b"b", b"dup", b"dupa"])
+    for path in HFILES:
+        data = path.read_bytes()
+        if parse_hfile(data).cells:
+            _assert_ranges_hold(data, _probes(parse_hfile(data))[::25])

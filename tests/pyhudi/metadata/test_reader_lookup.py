@@ -101,6 +101,27 @@ def test_keyed_reads_give_the_full_reads_records_from_fewer_bytes(table):
     assert counting.ranged == 0
 
 
+def test_keys_inside_the_blocks_a_lookup_read_are_answered_without_reading(table):
+    """A partition's keys read once, the keys of files added to it later (absent from the base file) and
+    its other keys in the same blocks need no read; a key elsewhere does."""
+    _, mdt, listing, _ = table
+    everything = read_partition(MdtState(mdt), COLUMN_STATS)
+    BASE_RECORDS.clear()
+    state, counting = _state(mdt)
+    names = [name for name, _, _ in listing["city=c20"]]
+    first = [column_stats_key(c, "city=c20", n) for n in names[::2] for c in ("id", "ts")]
+    assert read_partition(state, COLUMN_STATS, keys=first) == {k: everything[k] for k in first}
+    assert counting.ranged > 0
+    counting.ranged = 0
+    new = [column_stats_key(c, "city=c20", f"new-{i}.parquet") for i in range(5) for c in ("id", "ts")]
+    others = [column_stats_key(c, "city=c20", n) for n in names[1:-1:2] for c in ("id", "ts")]
+    assert read_partition(state, COLUMN_STATS, keys=new + others) == {k: everything[k] for k in others}
+    assert counting.ranged == 0
+    elsewhere = [column_stats_key("ts", f"city=c{p}", listing[f"city=c{p}"][0][0]) for p in range(30, 40)]
+    assert read_partition(state, COLUMN_STATS, keys=elsewhere) == {k: everything[k] for k in elsewhere}
+    assert counting.ranged > 0
+
+
 def test_a_rebuilt_metadata_table_is_read_again(tmp_path):
     """A rebuild writes base files of the same names, here of the same sizes too: the records
     decoded from the first ones must not be given for the second."""
