@@ -371,6 +371,12 @@ CLEAN_TRIGGER_STRATEGY = _define("hoodie.clean.trigger.strategy", "NUM_COMMITS",
 CLEAN_MAX_COMMITS = _define("hoodie.clean.max.commits", 1, number(0, "a number of commits"),
                             "Commits completed since the last clean before the next clean is planned.",
                             "hoodie.clean.trigger.max.commits")
+EMPTY_CLEAN_INTERVAL_HOURS = _define(
+    "hoodie.write.empty.clean.interval.hours", -1, number(-1, "a number of hours (-1: never)"),
+    "With incremental cleaning: a clean that finds nothing to delete still completes (an empty clean) when the "
+    "last clean is older than this, so the next one looks only at the partitions written since; without it a "
+    "table whose file groups never get a second slice (appends, merge-on-read logs) is looked at whole at every "
+    "clean. -1: never (Hudi's default).")
 
 # ---- archival --------------------------------------------------------------------------------
 

@@ -290,15 +290,17 @@ class _Planner:
 
 
 def plan(table: ServiceTable, options: Mapping[str, str], progress: Progress = no_progress) -> dict | None:
-    """The HoodieCleanerPlan of a clean now (trigger aside), or None when it would delete nothing."""
+    """The HoodieCleanerPlan of a clean now (trigger aside), or None when it would delete nothing (and no empty
+    clean is due: hoodie.write.empty.clean.interval.hours)."""
     tl = _Timeline(table)
     policy = _Policy.of(options)
     earliest = earliest_commit_to_retain(tl, policy, table.props)
     savepoints = tl.savepoints()
     partitioned = bool(csv(table.props.get(properties.PARTITION_FIELDS)))
     partitions = _partitions_to_clean(tl, policy, earliest, partitioned, sorted(savepoints))
+    extra = {SAVEPOINTED_TIMESTAMPS: ",".join(sorted(savepoints))} if partitioned and savepoints else {}
     if partitions is not None and not partitions:
-        return None
+        return _empty_plan(table, tl, policy, earliest, options, extra)
     listing = _listing(table, tl, partitions)
     progress(f"planning a clean of {len(listing)} partitions ({policy.name})")
     fmt = (table.props.get(properties.BASE_FILE_FORMAT) or "parquet").lower()
@@ -308,7 +310,7 @@ def plan(table: ServiceTable, options: Mapping[str, str], progress: Progress = n
     doomed = {p: names for p, names in ((p, planner.files_to_delete(p, files)) for p, files in sorted(listing.items()))
               if names}
     if not doomed:
-        return None
+        return _empty_plan(table, tl, policy, earliest, options, extra)
     # a partition whose every file goes (every file group replaced, as by delete_partition) goes itself, as
     # Hudi's CleanPlanner decides - never while a write is pending, which could be writing into it
     writing = any(i.action in PENDING_WRITES for i in table.timeline.pending())
@@ -325,8 +327,30 @@ def plan(table: ServiceTable, options: Mapping[str, str], progress: Progress = n
             p: [{"filePath": "/".join(x for x in (uri, p, n) if x), "isBootstrapBaseFile": False} for n in sorted(ns)]
             for p, ns in doomed.items()},
         "partitionsToBeDeleted": emptied,
-        "extraMetadata": {SAVEPOINTED_TIMESTAMPS: ",".join(sorted(savepoints))} if partitioned and savepoints else {},
+        "extraMetadata": extra,
     }
+
+
+def _empty_plan(table: ServiceTable, tl: _Timeline, policy: _Policy, earliest: Instant | None,
+                options: Mapping[str, str], extra: dict[str, str], now: dt.datetime | None = None) -> dict | None:
+    """A plan deleting nothing, when hoodie.write.empty.clean.interval.hours asks for one (Hudi's empty clean):
+    its earliest commit to retain becomes the next clean's horizon. Never earlier than the last clean's."""
+    hours = o.EMPTY_CLEAN_INTERVAL_HOURS.get(options)
+    if hours < 0 or not policy.incremental or earliest is None or policy.name == KEEP_LATEST_FILE_VERSIONS:
+        return None
+    done = [i for i in tl.instants if i.is_completed and i.action == "clean"]
+    utc = table.props.get(TIMELINE_TIMEZONE, "LOCAL").upper() == "UTC"
+    now = now or (dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) if utc else dt.datetime.now())
+    if done and done[-1].requested_time > format_instant_time(now - dt.timedelta(hours=hours)):
+        return None
+    previous = (tl.last_clean or {}).get("earliestCommitToRetain") or ""
+    if previous > earliest.requested_time:  # a retention setting changed: the horizon does not go back
+        earliest = next((c for c in tl.commits if c.requested_time == previous), earliest)
+    return {"earliestInstantToRetain": {"timestamp": earliest.requested_time, "action": earliest.action,
+                                        "state": COMPLETED.upper()},
+            "lastCompletedCommitTimestamp": tl.last_completed_commit(), "policy": policy.name,
+            "filesToBeDeletedPerPartition": {}, "version": PLAN_VERSION, "filePathsToBeDeletedPerPartition": {},
+            "partitionsToBeDeleted": [], "extraMetadata": extra}
 
 
 # ---- execution -----------------------------------------------------------------------------------
@@ -397,7 +421,7 @@ def _finish_pending(table: ServiceTable, progress: Progress) -> Instant | None:
 def clean(path: str, options: Mapping[str, str] | None = None, progress: Progress = no_progress) -> Instant | None:
     """Finishes cleans that died, then - when the trigger says a clean is due and the policy names files -
     plans and runs one. Returns the completed clean instant (the last one finished), or None when
-    there was nothing to clean (nothing is written then)."""
+    there was nothing to clean (nothing is written then, unless an empty clean is due)."""
     options = checked(options)
     table = ServiceTable.open(path, options)
     with table.locked():  # several writers: none commits while the plan is made and carried out

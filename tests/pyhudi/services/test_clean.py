@@ -291,3 +291,35 @@ def test_a_partition_emptied_by_delete_partition_goes_with_its_files(spark, tmp_
     from pyhudi.metadata import reader as mdt_reader
     from pyhudi.metadata.state import MdtState
     assert sorted(mdt_reader.files_listing(MdtState(table.metadata_writer()))) == ["us"]
+
+
+def test_an_empty_clean_gives_the_next_clean_a_horizon(spark, tmp_path, monkeypatch):
+    """hoodie.write.empty.clean.interval.hours: a table whose file groups never get a second slice (inserts into
+    new partitions) has nothing to clean; without an empty clean every clean looks at every partition, with one
+    only at the partitions written since its earliest commit to retain."""
+    path = str(tmp_path / "t")
+    t = HudiTable(spark, path, OPTS)
+    for n in range(4):
+        t.insert(spark.createDataFrame([(f"k{n}", n, f"r{n}", "v")], SCHEMA))
+    looked_at = []
+    real = clean._listing
+    monkeypatch.setattr(clean, "_listing", lambda table, tl, parts: looked_at.append(parts) or real(table, tl, parts))
+    retain = {"hoodie.cleaner.commits.retained": "2"}
+    assert clean.clean(path, retain) is None and looked_at == [None]  # no clean yet: every partition
+    assert not [n for n in _timeline_names(path) if ".clean" in n]
+    with pytest.raises(OptionError, match="hoodie.write.empty.clean.interval.hours=-2 is not valid"):
+        clean.clean(path, {**retain, "hoodie.write.empty.clean.interval.hours": "-2"})
+
+    every_time = {**retain, "hoodie.write.empty.clean.interval.hours": "0"}
+    done = clean.clean(path, every_time)
+    assert done is not None and done.is_completed
+    meta = im.decode(ServiceTable.open(path).timeline.read(done), im.CLEAN)
+    commits = sorted(i.requested_time for i in ServiceTable.open(path).timeline.completed(("commit",)))
+    assert meta["totalFilesDeleted"] == 0 and meta["partitionMetadata"] == {}
+    assert meta["earliestCommitToRetain"] == commits[2]  # the 3rd of 4: 2 retained
+    t.insert(spark.createDataFrame([("k9", 9, "r1", "v")], SCHEMA))
+    looked_at.clear()
+    clean.clean(path, {**every_time, "hoodie.write.empty.clean.interval.hours": "24"})  # the last one is recent
+    assert looked_at == [{"r2"}]  # written by the commits leaving the window since: commits[2], into r2
+    assert len([n for n in _timeline_names(path) if n.endswith(".clean")]) == 1  # none written: too soon
+    assert _read(spark, path) == {"k0": "v", "k1": "v", "k2": "v", "k3": "v", "k9": "v"}
