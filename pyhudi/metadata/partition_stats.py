@@ -7,7 +7,7 @@ from typing import Mapping
 from pyhudi.metadata.keys import COLUMN_STATS, column_stats_prefix, hash_id128
 from pyhudi.metadata.merge import aggregate_stats
 from pyhudi.metadata.reader import read_files, read_partition
-from pyhudi.metadata.records import ColumnStats, MetadataRecord, partition_stats_record
+from pyhudi.metadata.records import ColumnStats, MetadataRecord, partition_stats_record, partition_stats_tombstone
 from pyhudi.metadata.state import DataTimeline, MdtState
 from pyhudi.table.file_slices import build_slices
 
@@ -69,5 +69,9 @@ def for_commit(state: MdtState, partitions: list[str], cols: list[str], instant:
         for s in _stored_stats(state, p, cols, [n for n in live if n not in mine]):
             if s.file_name in per_file:
                 per_file[s.file_name][s.column_name] = s
-        out += partition_stats(p, cols, per_file)
+        ranged = partition_stats(p, cols, per_file)
+        # a column some live file has no stats for loses the record an earlier commit left (its range may
+        # exclude that file's rows: a log file a catch-up took from commit metadata has no stats)
+        kept = {r.stats.column_name for r in ranged if r.stats is not None}
+        out += ranged + [partition_stats_tombstone(p, c) for c in cols or () if c not in kept]
     return out

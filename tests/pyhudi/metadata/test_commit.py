@@ -118,3 +118,23 @@ def test_clean_deletes_and_dropped_partitions(tmp_path):
     blocks = lf.read_blocks(t.storage.read(f"{mdt.mdt_path}/files/{files_log[0]}"))
     assert [b.block_type for b in blocks] == [lf.BlockType.HFILE_DATA, lf.BlockType.DELETE]
     assert [(d.record_key, d.partition_path) for d in blocks[1].deletes()] == [("city=b", "files")]
+
+
+def test_a_file_without_stats_takes_the_partitions_ranges_away(tmp_path):
+    """A log file committed without column stats (a catch-up takes log files from the commit metadata alone)
+    may hold any value: the partition's earlier ranges must not prune it (a stale record would)."""
+    from dataclasses import replace as with_
+
+    from tests.pyhudi.metadata.synthetic import SyntheticTable
+    t = SyntheticTable(tmp_path / "t", table_type="MERGE_ON_READ")
+    mdt = t.mdt()
+    mdt.initialize()
+    _, [base] = t.commit(lambda i: [t.write_base(i, "a", range(5))], mdt)
+    key = partition_stats_key("amount", "city=a")
+    before = mdt.read_partition(PARTITION_STATS, keys=[key])[key].stats
+    assert before.max_value.value == 6.0 and not before.is_deleted
+    t.commit(lambda i: [with_(t.write_log(i, "a", [900], base.file_id), column_stats=None)], mdt)
+    assert not mdt.read_partition(PARTITION_STATS, keys=[key])  # deleted: no range left to prune by
+    t.commit(lambda i: [t.write_base(i, "a", range(3))], mdt)  # a new file group, every live file with stats
+    assert not mdt.read_partition(PARTITION_STATS, keys=[key])  # the log file is still live
+    assert mdt.validate() == {}

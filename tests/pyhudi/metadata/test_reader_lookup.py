@@ -10,6 +10,7 @@ import uuid
 import pytest
 
 from pyhudi import hfile
+from pyhudi.hfile.cell import parse_cells
 from pyhudi.metadata import contents
 from pyhudi.metadata.base_cache import BASE_RECORDS
 from pyhudi.metadata.keys import COLUMN_STATS, FILES, column_stats_key, column_stats_prefix, files_key
@@ -101,21 +102,38 @@ def test_keyed_reads_give_the_full_reads_records_from_fewer_bytes(table):
     assert counting.ranged == 0
 
 
+def _block_ends(state) -> tuple[set[str], set[str]]:
+    """The first and the last key of every data block of the column_stats base files."""
+    firsts, lasts = set(), set()
+    for e in state.storage.list(f"{state.mdt_path}/{COLUMN_STATS}"):
+        if e.name.endswith(".hfile"):
+            data = state.storage.read(f"{state.mdt_path}/{COLUMN_STATS}/{e.name}")
+            for block in hfile.parse_hfile(data).data_blocks():
+                cells = parse_cells(block.payload, True, False)
+                firsts.add(cells[0][0].decode())
+                lasts.add(cells[-1][0].decode())
+    return firsts, lasts
+
+
 def test_keys_inside_the_blocks_a_lookup_read_are_answered_without_reading(table):
-    """A partition's keys read once, the keys of files added to it later (absent from the base file) and
-    its other keys in the same blocks need no read; a key elsewhere does."""
+    """A partition's keys read once, keys absent from the base file between them (the column stats of files
+    added to it later) and its other keys in the same blocks need no read; a key elsewhere does. (A key
+    that starts a block may end the one before: it is looked up.)"""
     _, mdt, listing, _ = table
     everything = read_partition(MdtState(mdt), COLUMN_STATS)
     BASE_RECORDS.clear()
     state, counting = _state(mdt)
+    firsts, lasts = _block_ends(state)
     names = [name for name, _, _ in listing["city=c20"]]
     first = [column_stats_key(c, "city=c20", n) for n in names[::2] for c in ("id", "ts")]
     assert read_partition(state, COLUMN_STATS, keys=first) == {k: everything[k] for k in first}
     assert counting.ranged > 0
     counting.ranged = 0
-    new = [column_stats_key(c, "city=c20", f"new-{i}.parquet") for i in range(5) for c in ("id", "ts")]
-    others = [column_stats_key(c, "city=c20", n) for n in names[1:-1:2] for c in ("id", "ts")]
-    assert read_partition(state, COLUMN_STATS, keys=new + others) == {k: everything[k] for k in others}
+    absent = [k + "0" for k in first if k not in lasts]  # after k, before the next key of its block
+    others = [k for k in (column_stats_key(c, "city=c20", n) for n in names[1::2] for c in ("id", "ts"))
+              if k not in firsts]
+    assert len(absent) > 10 and len(others) > 10
+    assert read_partition(state, COLUMN_STATS, keys=absent + others) == {k: everything[k] for k in others}
     assert counting.ranged == 0
     elsewhere = [column_stats_key("ts", f"city=c{p}", listing[f"city=c{p}"][0][0]) for p in range(30, 40)]
     assert read_partition(state, COLUMN_STATS, keys=elsewhere) == {k: everything[k] for k in elsewhere}
