@@ -32,7 +32,8 @@ def partition_stats(partition: str, cols: list[str] | None,
                     per_file: Mapping[str, Mapping[str, ColumnStats]]) -> list[MetadataRecord]:
     """`per_file`: the stats of every file of the partition's latest slices. A column some file
     has no stats for (a log file, a file written before the column existed) gets no record:
-    bounds over the other files could rule out rows that file holds."""
+    bounds over the other files could rule out rows that file holds (`for_commit` deletes the one an
+    earlier commit left)."""
     out = []
     for c in cols or []:
         ranges = [by_col.get(c) for by_col in per_file.values()]
