@@ -128,7 +128,7 @@ class HudiTable:
         """Restores the table to its savepoint at `instant`: every instant after it is rolled back; returns
         the restore's instant time (pyhudi.services.restore)."""
         from pyhudi.services import restore
-        return restore.restore(self.path, instant).requested_time
+        return restore.restore(self.path, instant, spark=self.spark).requested_time
 
     # clustering
     def cluster(self, instant: str | None = None, schedule_only: bool = False, options=None) -> list[str]:
