@@ -12,8 +12,8 @@ from __future__ import annotations
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from typing import Callable
 
+from pyhudi.metadata.codec import decode_record
 from pyhudi.metadata.records import MetadataRecord
 
 MAX_RECORDS = 200_000  # about 300 MB of decoded column statistics at most
@@ -36,11 +36,11 @@ class FileRecords:
     def missing(self, keys) -> list[str]:
         return [] if self.complete else [k for k in keys if k not in self.records and not self._covered(k)]
 
-    def get(self, key: str, decode: Callable[[str, bytes], MetadataRecord]) -> MetadataRecord | None:
+    def get(self, key: str) -> MetadataRecord | None:
         """The record of a key `missing` did not return (decoded now when it was kept raw)."""
         if key not in self.records:
             value = self.raw.pop(key, None)
-            self.records[key] = None if value is None else decode(key, value)
+            self.records[key] = None if value is None else decode_record(key, value, self.schema)
         return self.records[key]
 
     def add_blocks(self, cells: dict[str, bytes], ranges: list[tuple[bytes, bytes | None]], schema: str | None

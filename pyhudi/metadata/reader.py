@@ -64,11 +64,7 @@ def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool
         known.records.update((k, None) for k in missing if k not in known.raw and k not in known.records)
         BASE_RECORDS.trim()
     read = SliceRead({}, set(), set())
-    if keys is None:
-        found = known.records.items()
-    else:
-        found = ((k, known.get(k, lambda key, value: decode_record(key, value, known.schema))) for k in keys)
-    for key, rec in found:
+    for key, rec in known.records.items() if keys is None else ((k, known.get(k)) for k in keys):
         if rec is not None:
             read.base_keys.add(key)
             if want(key):

@@ -80,10 +80,14 @@ class _Timeline:
         return [i for i in self.pending if i.action == "clean"]
 
     @functools.cached_property
+    def cleans(self) -> list[Instant]:
+        """The completed cleans, oldest first."""
+        return [i for i in self.instants if i.is_completed and i.action == "clean"]
+
+    @functools.cached_property
     def last_clean(self) -> dict | None:
         """HoodieCleanMetadata of the latest completed clean."""
-        done = [i for i in self.instants if i.is_completed and i.action == "clean"]
-        return self.read(done[-1], im.CLEAN) if done else None
+        return self.read(self.cleans[-1], im.CLEAN) if self.cleans else None
 
     def last_completed_commit(self) -> str:
         """Requested time of the commit that completed last (Hudi's lastCompletedCommitTimestamp)."""
@@ -170,11 +174,15 @@ def earliest_commit_to_retain(tl: _Timeline, policy: _Policy, props: Mapping[str
             return before[-1] if before else None
         return nth
     if policy.name == KEEP_LATEST_BY_HOURS:
-        utc = props.get(TIMELINE_TIMEZONE, "LOCAL").upper() == "UTC"
-        now = now or (dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) if utc else dt.datetime.now())
-        cutoff = format_instant_time(now - dt.timedelta(hours=policy.hours_retained))
+        cutoff = format_instant_time((now or _now(props)) - dt.timedelta(hours=policy.hours_retained))
         return next((c for c in commits if c.requested_time >= cutoff), None)
     return None
+
+
+def _now(props: Mapping[str, str]) -> dt.datetime:
+    """Now, in the time zone the table's instant times are in (hoodie.table.timeline.timezone)."""
+    utc = props.get(TIMELINE_TIMEZONE, "LOCAL").upper() == "UTC"
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) if utc else dt.datetime.now()
 
 
 def _partitions_to_clean(tl: _Timeline, policy: _Policy, earliest: Instant | None, partitioned: bool,
@@ -332,16 +340,13 @@ def plan(table: ServiceTable, options: Mapping[str, str], progress: Progress = n
 
 
 def _empty_plan(table: ServiceTable, tl: _Timeline, policy: _Policy, earliest: Instant | None,
-                options: Mapping[str, str], extra: dict[str, str], now: dt.datetime | None = None) -> dict | None:
+                options: Mapping[str, str], extra: dict[str, str]) -> dict | None:
     """A plan deleting nothing, when hoodie.write.empty.clean.interval.hours asks for one (Hudi's empty clean):
     its earliest commit to retain becomes the next clean's horizon. Never earlier than the last clean's."""
     hours = o.EMPTY_CLEAN_INTERVAL_HOURS.get(options)
     if hours < 0 or not policy.incremental or earliest is None or policy.name == KEEP_LATEST_FILE_VERSIONS:
         return None
-    done = [i for i in tl.instants if i.is_completed and i.action == "clean"]
-    utc = table.props.get(TIMELINE_TIMEZONE, "LOCAL").upper() == "UTC"
-    now = now or (dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) if utc else dt.datetime.now())
-    if done and done[-1].requested_time > format_instant_time(now - dt.timedelta(hours=hours)):
+    if tl.cleans and tl.cleans[-1].requested_time > format_instant_time(_now(table.props) - dt.timedelta(hours=hours)):
         return None
     previous = (tl.last_clean or {}).get("earliestCommitToRetain") or ""
     if previous > earliest.requested_time:  # a retention setting changed: the horizon does not go back

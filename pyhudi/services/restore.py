@@ -230,8 +230,8 @@ def rebuild_metadata_table(table: ServiceTable, parts: list[str]) -> None:
 def rebuild_indexes(table: ServiceTable, parts: list[str], spark, progress: Progress) -> None:
     """Builds the record index, then each secondary index (they need it), of `parts` not built yet, with the
     indexing action (default sizing: the file-group count follows the table's record count)."""
-    todo = [p for p in _index_order(parts)
-            if p not in completed_partitions(properties.load(table.storage, table.base))]
+    built = completed_partitions(properties.load(table.storage, table.base))
+    todo = [p for p in _index_order(parts) if p not in built]
     if not todo:
         return
     from pyhudi.services import indexing  # with Spark: only a table with such indexes needs it
