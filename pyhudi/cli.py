@@ -13,12 +13,13 @@
   pyhudi savepoint create|list|delete PATH [--instant T] [--user U] [--comments C]
                                              keep a commit's files, so the table can be restored to it
   pyhudi restore PATH --to T                 roll the table back to its savepoint at T
-  pyhudi index create PATH [--type record_index | --type secondary --column C [--name N]]
+  pyhudi index create PATH [--type record_index | --type secondary --column C [--name N]
+                           | --type column_stats | bloom_filters | partition_stats]
                                              build an index while writers go on (the indexing action; Spark)
   pyhudi index list PATH                     the metadata table's index partitions (built or being built)
   pyhudi index lookup PATH KEY...            where the record index says each record key lives
   pyhudi index lookup --name N PATH VALUE... the record keys secondary index N holds for each value
-  pyhudi index drop PATH [--type record_index | --name N]
+  pyhudi index drop PATH [--type record_index | column_stats | ... | --name N]
                                              drop an index partition (writes that enable it build it again)
   pyhudi timeline-server PATH --port N       serve the table's file-system view to writers (Hudi RFC-03;
                                              runs a JVM, not Spark), until killed
@@ -287,6 +288,8 @@ def cmd_index(args, console: Console) -> int:
         done = indexing.create(_spark(), args.path, part, _options(args.option), progress=console.print,
                                column=args.column)
         console.print(f"indexing {done.requested_time} completed: {part} is built")
+        if part in _KEPT_BY:
+            console.print(f"writes keep it with {_KEPT_BY[part]}=true (a write with it false drops it)")
         return 0
     mdt = _metadata_writer(args.path)
     built = completed_partitions(mdt.data_props) if mdt.exists() else []
@@ -325,14 +328,19 @@ def cmd_index(args, console: Console) -> int:
     return 0
 
 
+# the write option that keeps an index partition Apache Hudi's writers enable by option only
+_KEPT_BY = {"record_index": "hoodie.metadata.record.index.enable",
+            "bloom_filters": "hoodie.metadata.index.bloom.filter.enable"}
+
+
 def _index_partition(args) -> str:
     """The MDT partition an index command names: record_index, or secondary_index_<name>."""
     from pyhudi.metadata import secondary_index as si
 
-    if args.type == "record_index" and not args.name:
+    if args.type != "secondary" and not args.name:
         if args.column:
             raise SystemExit("error: --column goes with --type secondary")
-        return "record_index"
+        return args.type
     if not (args.name or args.column):
         raise SystemExit("error: a secondary index needs --column COLUMN (to create one) or --name NAME")
     return si.partition_of(args.name or f"{args.column}_idx")
@@ -419,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
     ix.add_argument("action", choices=("create", "list", "lookup", "drop"))
     ix.add_argument("path", help="table base path (local path or URI)")
     ix.add_argument("keys", nargs="*", metavar="KEY", help="record keys (or, with --name, values) to look up")
-    ix.add_argument("--type", default="record_index", choices=("record_index", "secondary"),
+    ix.add_argument("--type", default="record_index", choices=("record_index", "secondary", "column_stats",
+                                                               "bloom_filters", "partition_stats"),
                     help="the index (create, drop); a secondary index is named by --name")
     ix.add_argument("--column", help="the column a secondary index covers (create)")
     ix.add_argument("--name", help="a secondary index's name (secondary_index_<name>; default <column>_idx)")

@@ -4,6 +4,7 @@ log file (one empty delete block) per file group. `MetadataWriter.initialize` ru
 writers go on, and then catches up with them."""
 from __future__ import annotations
 
+import functools
 import posixpath
 import time
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
@@ -11,7 +12,13 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 from pyhudi.metadata import contents
 from pyhudi.metadata.errors import MetadataTableError
 from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, file_group_id
-from pyhudi.metadata.layout import init_instant, metadata_table_properties
+from pyhudi.metadata.layout import (
+    INFLIGHT_PARTITIONS_KEY,
+    completed_partitions,
+    csv,
+    init_instant,
+    metadata_table_properties,
+)
 from pyhudi.metadata.partition_stats import latest_slice_files, partition_stats
 from pyhudi.metadata.records import (
     ColumnStats,
@@ -26,7 +33,7 @@ from pyhudi.metadata.state import DataTimeline
 from pyhudi.metadata.stats import parse_column_stats
 from pyhudi.table import file_names, properties
 from pyhudi.table import instant_metadata as im
-from pyhudi.table.timeline import Timeline
+from pyhudi.table.timeline import COMPLETED, Timeline
 
 if TYPE_CHECKING:
     from pyhudi.metadata.writer import MetadataWriter
@@ -56,15 +63,21 @@ def build(writer: "MetadataWriter", parts: list[str], files: Files, data: DataTi
         writer.storage.mkdirs(f"{writer.mdt_path}/.hoodie/{d}")
     properties.save(writer.storage, writer.mdt_path, mdt_props)
     cols = writer.columns(data)
-    stats = {p: {name: _file_column_stats(writer, p, name, entry, cols) for name, entry in fs.items()}
-             for p, fs in files.items()}
+    stats = file_stats(writer, files, cols)
     tl = writer.mdt_timeline()
     instants = []
     for offset, part in enumerate(parts):
         t = init_instant(offset)
-        _write_partition(writer, tl, part, t, _records(writer, part, files, stats, cols, data, t))
+        write_partition(writer, tl, part, t, writer.file_group_counts[part],
+                        base_writer(writer, part, functools.partial(records, writer, part, files, stats, cols, data)))
         instants.append(t)
     return instants
+
+
+def file_stats(writer: "MetadataWriter", files: Files, cols) -> dict[str, dict[str, dict[str, ColumnStats]]]:
+    """partition -> file name -> column -> stats, from the listing or the Parquet footers."""
+    return {p: {name: _file_column_stats(writer, p, name, entry, cols) for name, entry in fs.items()}
+            for p, fs in files.items()}
 
 
 def _file_column_stats(writer: "MetadataWriter", partition: str, name: str, entry: tuple,
@@ -89,8 +102,9 @@ def _bloom_records(writer: "MetadataWriter", files: Files, instant: str) -> list
     return out
 
 
-def _records(writer: "MetadataWriter", part: str, files: Files, stats, cols, data: DataTimeline,
-             instant: str) -> list[MetadataRecord]:
+def records(writer: "MetadataWriter", part: str, files: Files, stats, cols, data: DataTimeline,
+            instant: str) -> list[MetadataRecord]:
+    """The records of MDT partition `part` for the files of `files` (`stats`: `file_stats`)."""
     if part == FILES:
         return [all_partitions_record(files)] + [partition_files_record(p, {n: e[0] for n, e in fs.items()})
                                                  for p, fs in files.items()]
@@ -109,12 +123,14 @@ def _records(writer: "MetadataWriter", part: str, files: Files, stats, cols, dat
     raise MetadataTableError(f"cannot initialise metadata partition {part}")
 
 
-def _write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant: str,
-                     records: list[MetadataRecord]) -> None:
+def base_writer(writer: "MetadataWriter", part: str, records_at: Callable[[str], list[MetadataRecord]]
+                ) -> Callable[[str, str], list[dict]]:
+    """What writes the base HFiles of MDT partition `part` at an instant, into the partition folder given:
+    one per non-empty file group of `records_at(instant)`; returns their write stats."""
     count = writer.file_group_counts[part]
-    groups = contents.route(records, count)
 
-    def write_bases(pdir: str) -> list[dict]:
+    def write_bases(instant: str, pdir: str) -> list[dict]:
+        groups = contents.route(records_at(instant), count)
         stats = []
         for index, recs in sorted(groups.items()):
             fid = file_group_id(part, index)
@@ -125,13 +141,14 @@ def _write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant:
                 fileId=fid, path=f"{part}/{name}", numWrites=len(recs), numInserts=len(recs),
                 totalWriteBytes=len(data), partitionPath=part, fileSizeInBytes=len(data)))
         return stats
-    write_partition(writer, tl, part, instant, count, write_bases)
+    return write_bases
 
 
 def write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant: str, count: int,
-                    write_bases: Callable[[str], list[dict]]) -> None:
+                    write_bases: Callable[[str, str], list[dict]]) -> None:
     """The deltacommit `instant` that creates MDT partition `part` with `count` file groups: each gets
-    the bootstrap log file; `write_bases(partition dir)` writes the base HFiles and returns their stats."""
+    the bootstrap log file; `write_bases(instant, partition dir)` writes the base HFiles and returns their
+    stats."""
     start = time.monotonic()
     requested = tl.create_requested("deltacommit", b"", requested_time=instant)
     inflight = tl.transition_to_inflight(requested, b"")
@@ -141,8 +158,28 @@ def write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant: 
     for index in range(count):
         bootstrap = file_names.LogFileName(file_group_id(part, index), instant, 1, contents.BOOTSTRAP_WRITE_TOKEN)
         writer.storage.write(f"{pdir}/{bootstrap}", contents.bootstrap_log(instant))
-    stats = write_bases(pdir)
+    stats = write_bases(instant, pdir)
     for s in stats:
         s["runtimeStats"] = contents.runtime(create=contents.millis_since(start))
     meta = im.commit_metadata({part: stats} if stats else {}, "BULK_INSERT", schema_text_without_meta_fields())
     tl.complete(inflight, im.encode(im.COMMIT, meta))
+
+
+def clear_build(writer: "MetadataWriter", partition: str) -> None:
+    """Clears what a build of `partition` that died left (no-op when none did): the MDT instants that wrote
+    only to it, its folder, its inflight mark."""
+    if partition in completed_partitions(writer.data_props) or not writer.storage.exists(
+            f"{writer.mdt_path}/{partition}") and partition not in csv(writer.data_props.get(INFLIGHT_PARTITIONS_KEY)):
+        return
+    tl = writer.mdt_timeline()
+    mine = set()
+    for inst in tl.instant_files():
+        if inst.state == COMPLETED:
+            parts = {p for p, _ in im.write_stats(im.decode(tl.read(inst)))}
+            if parts and parts <= {partition}:
+                mine.add(inst.requested_time)
+    for inst in sorted(tl.instant_files(), key=lambda i: i.state != COMPLETED):  # completed first
+        if inst.requested_time in mine:
+            writer.storage.delete(f"{tl.dir}/{inst.file_name(tl.layout)}")
+    writer.storage.delete(f"{writer.mdt_path}/{partition}")
+    writer.unmark_inflight([partition])

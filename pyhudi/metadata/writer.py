@@ -271,7 +271,7 @@ class MetadataWriter:
         self.catch_up()
         tl = self.mdt_timeline()
         instant = next_init_instant(i.requested_time for i in tl.instant_files())
-        init_mod.write_partition(self, tl, part, instant, count, lambda pdir: write_bases(instant, pdir))
+        init_mod.write_partition(self, tl, part, instant, count, write_bases)
         if listed:
             self.list_partition(part)
         return instant
@@ -286,6 +286,11 @@ class MetadataWriter:
         """Lists `part` as being built: readers and writers leave it alone until list_partition."""
         self._save_data_props(lambda current: {INFLIGHT_PARTITIONS_KEY: ",".join(
             dict.fromkeys(csv(current.get(INFLIGHT_PARTITIONS_KEY)) + [part]))})
+
+    def unmark_inflight(self, parts: Iterable[str]) -> None:
+        """`parts` are no longer being built (nor listed as such)."""
+        self._save_data_props(lambda current: {INFLIGHT_PARTITIONS_KEY: ",".join(
+            p for p in csv(current.get(INFLIGHT_PARTITIONS_KEY)) if p not in parts)})
 
     def partition_being_built(self, part: str) -> bool:
         """Whether another process is building `part` now (listed inflight, its heartbeat fresh)."""

@@ -11,14 +11,16 @@ listed as built -> `<t>_<c>.indexing` (HoodieIndexCommitMetadata). Writers that 
 commit under the same lock (`pyhudi.write.client`), so no write is missed by both.
 
 record_index and secondary indexes (`secondary_index_<name>` on one column, defined in the table's index
-definitions before the build starts, so writers keep it from then on) are built this way; the other partitions
-come from a listing (`pyhudi metadata create`).
+definitions before the build starts, so writers keep it from then on) are built this way, from a snapshot read
+of the records. column_stats, bloom_filters and partition_stats are built from the files the metadata table
+lists and their footers; their hand-over compares the files listed then and now (`pyhudi.metadata.from_listing`).
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from typing import Callable, Mapping
+from typing import Callable, ContextManager, Mapping
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -27,21 +29,23 @@ from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import commit as mdt_commit
-from pyhudi.metadata.keys import RECORD_INDEX, is_secondary_index
+from pyhudi.metadata import from_listing
+from pyhudi.metadata import initialize as init_mod
+from pyhudi.metadata.keys import COLUMN_STATS, PARTITION_STATS, RECORD_INDEX, is_secondary_index
 from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
 from pyhudi.metadata.locks import HEARTBEAT_FILE, Heartbeat
 from pyhudi.metadata.record_index import Sizing
 from pyhudi.metadata.state import MdtState
 from pyhudi.services.instant import Progress, ServiceTable, checked, no_progress
-from pyhudi.table import index_definitions
+from pyhudi.table import index_definitions, properties
 from pyhudi.table import instant_metadata as im
-from pyhudi.table.timeline import COMPLETED, Instant, Timeline
+from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.write import record_index, secondary_index
 from pyhudi.write.simple_index import READ_OPTIONS
 
 log = logging.getLogger(__name__)
 
-BUILT_BY_INDEXING = (RECORD_INDEX, "secondary_index_<name>")
+BUILT_BY_INDEXING = (RECORD_INDEX, "secondary_index_<name>", *from_listing.PARTITIONS)
 WAIT_FOR_OLDER_WRITES_S = 600  # how long the hand-over waits for writes requested before the indexing
 _KEY_WRITES = ("commit", "deltacommit", "replacecommit", "clustering")
 
@@ -60,32 +64,27 @@ def create(spark: SparkSession, path: str, partition: str = RECORD_INDEX, option
     if mdt is None:
         raise IndexingError(f"{path} has no metadata table to hold an index; write with hoodie.metadata.enable=true "
                             f"or run pyhudi metadata create {path} first")
-    if partition != RECORD_INDEX and not is_secondary_index(partition):
-        raise IndexingError(f"the indexing action builds {', '.join(BUILT_BY_INDEXING)}; {partition!r} is not one "
-                            "(files, column_stats, partition_stats and bloom_filters come from pyhudi metadata create)")
+    if partition not in from_listing.PARTITIONS and partition != RECORD_INDEX and not is_secondary_index(partition):
+        raise IndexingError(f"the indexing action builds {', '.join(BUILT_BY_INDEXING)}; {partition!r} is not one")
     if partition in completed_partitions(table.props):
         raise IndexingError(f"{path} already has {partition}; drop it first (pyhudi index drop {path}) to rebuild it")
     if partition in csv(table.props.get(INFLIGHT_PARTITIONS_KEY)):
         if mdt.build_in_progress():
             raise IndexingError(f"another process is building {partition} of {path} (its heartbeat is fresh)")
         _abandon(table, mdt, partition)
-    snapshot = _snapshot(spark, table, partition, column)
+    build = _listing_build(table, mdt, partition) if partition in from_listing.PARTITIONS else \
+        _records_build(spark, table, mdt, partition, column, options)
     tl = table.timeline
     upto = max((i.requested_time for i in tl.completed()), default=None)
     info = {"version": 1, "metadataPartitionPath": partition, "indexUptoInstant": upto, "extraMetadata": {}}
-    requested = tl.create_requested("indexing", im.encode(im.INDEX_PLAN, {"version": 1, "indexPartitionInfos": [info]}))
-    inflight = tl.transition_to_inflight(requested, b"")
-    t = requested.requested_time
-    mdt.mark_inflight(partition)
     with Heartbeat(table.storage, f"{mdt.mdt_path}/{HEARTBEAT_FILE}"):
-        seen = {i.requested_time for i in Timeline.for_table(table.storage, table.base, table.props).completed()}
-        rows = snapshot(None).persist()
-        try:
-            count = _sizing(options).file_group_count(rows.count())
-            init = mdt.add_partition(partition, count, record_index.base_writer(spark, table.uri, rows, count,
-                                                                               mdt.compression, partition),
-                                     listed=False)
-            progress(f"indexing {t}: {partition} built from the snapshot ({count} file groups at {init})")
+        mdt.mark_inflight(partition)  # first: every write requested after the indexing instant sees the build
+        requested = tl.create_requested("indexing", im.encode(im.INDEX_PLAN, {"version": 1,
+                                                                              "indexPartitionInfos": [info]}))
+        inflight = tl.transition_to_inflight(requested, b"")
+        t = requested.requested_time
+        with build(t) as (built, catch_up):
+            progress(f"indexing {t}: {partition} built from the snapshot ({built})")
             crash_point("after_files")
 
             def finish() -> Instant:
@@ -93,25 +92,67 @@ def create(spark: SparkSession, path: str, partition: str = RECORD_INDEX, option
                 mdt.list_partition(partition)
                 return tl.complete(inflight, im.encode(im.INDEX_COMMIT, {
                     "version": 1, "operationType": None, "indexPartitionInfos": [info]}))
-            caught, done = _hand_over(table, mdt, t, finish,
-                                      lambda tl: _catch_up(spark, table, mdt, rows, tl, seen, t, count, partition,
-                                                           snapshot))
-            progress(f"indexing {t}: caught up with {len(caught)} writes completed during the build; "
-                     f"{partition} is ready")
-        finally:
-            rows.unpersist()
+            caught, done = _hand_over(table, mdt, t, finish, catch_up)
+            progress(f"indexing {t}: caught up with what completed during the build ({caught}); {partition} is ready")
     return done
 
 
+Build = Callable[[str], ContextManager[tuple[str, Callable[[Timeline], str]]]]
+
+
+def _records_build(spark: SparkSession, table: ServiceTable, mdt, partition: str, column: str | None,
+                   options: Mapping[str, str]) -> Build:
+    """record_index or a secondary index: built from a snapshot read of the records (Spark); the hand-over
+    reads the file groups written since again."""
+    snapshot = _snapshot(spark, table, partition, column)
+
+    @contextlib.contextmanager
+    def build(t: str):
+        seen = {i.requested_time for i in Timeline.for_table(table.storage, table.base, table.props).completed()}
+        rows = snapshot(None).persist()
+        try:
+            count = _sizing(options).file_group_count(rows.count())
+            init = mdt.add_partition(partition, count, record_index.base_writer(spark, table.uri, rows, count,
+                                                                               mdt.compression, partition),
+                                     listed=False)
+
+            def catch_up(tl: Timeline) -> str:
+                caught = _catch_up(spark, table, mdt, rows, tl, seen, t, count, partition, snapshot)
+                return f"{len(caught)} writes"
+            yield f"{count} file groups at {init}", catch_up
+        finally:
+            rows.unpersist()
+    return build
+
+
+def _listing_build(table: ServiceTable, mdt, partition: str) -> Build:
+    """column_stats, bloom_filters, partition_stats: built from the files the metadata table lists and their
+    footers (`pyhudi.metadata.from_listing`)."""
+    built = completed_partitions(table.props)
+    if partition == PARTITION_STATS and not csv(table.props.get(properties.PARTITION_FIELDS)):
+        raise IndexingError(f"{table.uri} is not partitioned: it has no partition stats to keep")
+    if partition == PARTITION_STATS and COLUMN_STATS not in built:
+        raise IndexingError(f"partition stats are aggregated from column stats, and {table.uri} has none built; "
+                            f"build them first: pyhudi index create --type column_stats {table.uri}")
+
+    @contextlib.contextmanager
+    def build(t: str):
+        snap = from_listing.build(mdt, [partition])
+        files = sum(map(len, snap.files.values()))
+        yield f"{files} files", lambda tl: f"{from_listing.catch_up(mdt, snap, [partition], t)} files changed"
+    return build
+
+
 def drop(path: str, partition: str) -> list[str]:
-    """Drops index `partition` (and its definition; the record index takes the secondary indexes with it:
-    they need it); returns the partitions dropped."""
+    """Drops index `partition` (and its definition; the record index takes the secondary indexes with it,
+    column stats the partition stats: they need it); returns the partitions dropped."""
     table = ServiceTable.open(path)
     mdt = table.metadata_writer()
     built = completed_partitions(table.props)
     if mdt is None or partition not in built:
         raise IndexingError(f"{path} has no {partition} to drop; it has {', '.join(built) or 'no index'}")
-    dropped = [partition] + ([p for p in built if is_secondary_index(p)] if partition == RECORD_INDEX else [])
+    dropped = [partition] + ([p for p in built if is_secondary_index(p)] if partition == RECORD_INDEX else []) \
+        + ([PARTITION_STATS] if partition == COLUMN_STATS and PARTITION_STATS in built else [])
     mdt.drop_partitions(dropped)
     for p in dropped:
         index_definitions.remove(table.storage, table.base, mdt.data_props, p)
@@ -195,22 +236,10 @@ def _catch_up(spark, table: ServiceTable, mdt, rows: DataFrame, tl: Timeline, se
 
 
 def _abandon(table: ServiceTable, mdt, partition: str) -> None:
-    """Clears what an indexing that died left: its partition folder, the metadata table's instants that
-    wrote only to it, and its own pending instant files."""
-    mdt_tl = mdt.mdt_timeline()
-    pending = [i for i in table.timeline.pending() if i.action == "indexing"]
-    mine = {i.requested_time for i in pending}
-    for inst in mdt_tl.instant_files():
-        if inst.state == COMPLETED:
-            parts = {p for p, _ in im.write_stats(im.decode(mdt_tl.read(inst)))}
-            if parts and parts <= {partition}:
-                mine.add(inst.requested_time)
-    for inst in sorted(mdt_tl.instant_files(), key=lambda i: i.state != COMPLETED):  # completed first
-        if inst.requested_time in mine:
-            table.storage.delete(f"{mdt_tl.dir}/{inst.file_name(mdt_tl.layout)}")
-    for inst in pending:
-        table.timeline.delete_pending(inst)
-    table.storage.delete(f"{mdt.mdt_path}/{partition}")
-    mdt._save_data_props(lambda current: {INFLIGHT_PARTITIONS_KEY: ",".join(
-        p for p in csv(current.get(INFLIGHT_PARTITIONS_KEY)) if p != partition)})
+    """Clears what an indexing that died left: its partition's MDT instants and folder, and its own pending
+    instant files."""
+    init_mod.clear_build(mdt, partition)
+    for inst in table.timeline.pending():
+        if inst.action == "indexing":
+            table.timeline.delete_pending(inst)
     log.info("cleared the %s build of %s that died; building it again", partition, table.uri)

@@ -20,7 +20,7 @@ from pyhudi.avro import schema as avro_schema
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
-from pyhudi.metadata import FILES, MetadataWriter
+from pyhudi.metadata import FILES, MetadataWriter, from_listing
 from pyhudi.metadata.keys import RECORD_INDEX
 from pyhudi.metadata.layout import completed_partitions
 from pyhudi.storage import Storage
@@ -171,7 +171,8 @@ class Writer:
                 replaced: dict[str, list[str]], schema: str) -> None:
         """The metadata table commits at the instant first, then the instant completes."""
         instant, action = inflight.requested_time, inflight.action
-        with self._guard.committing(timeline, inflight, stats, replaced), self._metadata_stage(timeline) as mdt:
+        with self._guard.committing(timeline, inflight, stats, replaced), \
+                self._metadata_stage(timeline, instant) as mdt:
             if mdt is not None:
                 if mdt.compact_if_needed(self.cfg.metadata_compact_after):
                     mdt.clean()  # older metadata file slices are no longer read by anyone
@@ -185,9 +186,10 @@ class Writer:
             timeline.complete(inflight, im.encode(kind, meta))
 
     @contextlib.contextmanager
-    def _metadata_stage(self, timeline: Timeline) -> Iterator[MetadataWriter | None]:
+    def _metadata_stage(self, timeline: Timeline, instant: str) -> Iterator[MetadataWriter | None]:
         """The metadata table to commit with this write, decided just before the commit from
-        hoodie.properties as stored now: built from one listing when the table has none yet;
+        hoodie.properties as stored now: built from one listing when the table has none yet (the
+        partitions this write enables and the table lacks: from the files it lists, `from_listing`);
         dropped when hoodie.metadata.enable=false, so no reader trusts a stale one. While another
         process builds it, the decision is made again under the build's hand-off lock, held until
         the data instant completes (the build then applies this write, or has just finished)."""
@@ -201,7 +203,9 @@ class Writer:
                 with mdt.handoff():  # the indexing's hand-over applies this write, or has just listed the index
                     yield self._fresh_metadata_writer()
             else:
-                yield mdt
+                wanted = [] if self.cfg.index_async else from_listing.missing(mdt)
+                yield self._fresh_metadata_writer() if wanted and from_listing.build_for_write(
+                    mdt, wanted, instant) else mdt
         elif not mdt.build_in_progress():
             mdt.initialize(timeline)
             yield mdt

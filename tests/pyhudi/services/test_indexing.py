@@ -87,5 +87,7 @@ def test_errors_name_the_problem(spark, tmp_path):
     t.upsert(_rows(spark, range(5), 2), {**OPTS, "hoodie.metadata.enable": "true"})  # with its record index
     with pytest.raises(indexing.IndexingError, match="already has record_index"):
         indexing.create(spark, path)
-    with pytest.raises(indexing.IndexingError, match="secondary_index_<name>; 'column_stats' is not one"):
+    with pytest.raises(indexing.IndexingError, match="secondary_index_<name>, column_stats.*; 'files' is not one"):
+        indexing.create(spark, path, "files")
+    with pytest.raises(indexing.IndexingError, match="already has column_stats"):
         indexing.create(spark, path, "column_stats")
