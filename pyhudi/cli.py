@@ -288,8 +288,9 @@ def cmd_index(args, console: Console) -> int:
         done = indexing.create(_spark(), args.path, part, _options(args.option), progress=console.print,
                                column=args.column)
         console.print(f"indexing {done.requested_time} completed: {part} is built")
-        if part in _KEPT_BY:
-            console.print(f"writes keep it with {_KEPT_BY[part]}=true (a write with it false drops it)")
+        if part in ("record_index", "bloom_filters"):  # Apache Hudi's writers keep these by option only
+            key = "record.index.enable" if part == "record_index" else "index.bloom.filter.enable"
+            console.print(f"writes keep it with hoodie.metadata.{key}=true (a write with it false drops it)")
         return 0
     mdt = _metadata_writer(args.path)
     built = completed_partitions(mdt.data_props) if mdt.exists() else []
@@ -326,11 +327,6 @@ def cmd_index(args, console: Console) -> int:
             console.print(f"{key}: partition {partition or '(none)'}, file group {file_id}, placed at "
                           f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(millis / 1000))}", soft_wrap=True)
     return 0
-
-
-# the write option that keeps an index partition Apache Hudi's writers enable by option only
-_KEPT_BY = {"record_index": "hoodie.metadata.record.index.enable",
-            "bloom_filters": "hoodie.metadata.index.bloom.filter.enable"}
 
 
 def _index_partition(args) -> str:

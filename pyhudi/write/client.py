@@ -87,9 +87,7 @@ class Writer:
     """One write to one table."""
 
     def __init__(self, spark: SparkSession, path: str, options: dict[str, str]):
-        self.spark = spark
-        self.path = path
-        self.options = dict(options)
+        self.spark, self.path, self.options = spark, path, dict(options)
         self._start: tuple[str | None, str] | None = None  # (last completed write, timeline hash) at the start
         self._plans: dict[tuple[str, str], Instant] | None = None  # file groups held by pending service plans
         self._found: DataFrame | None = None  # the record index's locations of the batch's keys
@@ -105,9 +103,8 @@ class Writer:
         hoodie = posixpath.join(self.base, ".hoodie")
         if self.storage.exists(posixpath.join(hoodie, properties.PROPS_FILE)):
             return properties.load(self.storage, self.base)
-        if self.storage.is_dir(self.base) and self.storage.list(self.base):
-            if not self.storage.exists(hoodie):
-                raise HudiWriteError(f"{self.path} is not empty and holds no Hudi table (no .hoodie/); "
+        if self.storage.is_dir(self.base) and self.storage.list(self.base) and not self.storage.exists(hoodie):
+            raise HudiWriteError(f"{self.path} is not empty and holds no Hudi table (no .hoodie/); "
                                      "write to an empty or new path")
         return None
 
@@ -171,8 +168,7 @@ class Writer:
                 replaced: dict[str, list[str]], schema: str) -> None:
         """The metadata table commits at the instant first, then the instant completes."""
         instant, action = inflight.requested_time, inflight.action
-        with self._guard.committing(timeline, inflight, stats, replaced), \
-                self._metadata_stage(timeline, instant) as mdt:
+        with self._guard.committing(timeline, inflight, stats, replaced), self._metadata_stage(inflight) as mdt:
             if mdt is not None:
                 if mdt.compact_if_needed(self.cfg.metadata_compact_after):
                     mdt.clean()  # older metadata file slices are no longer read by anyone
@@ -186,11 +182,11 @@ class Writer:
             timeline.complete(inflight, im.encode(kind, meta))
 
     @contextlib.contextmanager
-    def _metadata_stage(self, timeline: Timeline, instant: str) -> Iterator[MetadataWriter | None]:
-        """The metadata table to commit with this write, decided just before the commit from
-        hoodie.properties as stored now: built from one listing when the table has none yet (the
-        partitions this write enables and the table lacks: from the files it lists, `from_listing`);
-        dropped when hoodie.metadata.enable=false, so no reader trusts a stale one. While another
+    def _metadata_stage(self, inflight: Instant) -> Iterator[MetadataWriter | None]:
+        """The metadata table to commit `inflight` with, decided just before the commit from hoodie.properties
+        as stored now: built from one listing when the table has none yet (the partitions this write enables
+        and it lacks: from the files it lists, `from_listing`); dropped when hoodie.metadata.enable=false, so
+        no reader trusts a stale one. While another
         process builds it, the decision is made again under the build's hand-off lock, held until
         the data instant completes (the build then applies this write, or has just finished)."""
         mdt = self._fresh_metadata_writer()
@@ -204,10 +200,10 @@ class Writer:
                     yield self._fresh_metadata_writer()
             else:
                 wanted = [] if self.cfg.index_async else from_listing.missing(mdt)
-                yield self._fresh_metadata_writer() if wanted and from_listing.build_for_write(
-                    mdt, wanted, instant) else mdt
+                built = wanted and from_listing.build_for_write(mdt, wanted, inflight.requested_time)
+                yield self._fresh_metadata_writer() if built else mdt
         elif not mdt.build_in_progress():
-            mdt.initialize(timeline)
+            mdt.initialize(self._timeline)
             yield mdt
         else:
             with mdt.handoff():
