@@ -75,10 +75,19 @@ class ServiceTable:
         """The metadata table to commit a service instant to: None when the table has none (readers
         list storage then). It keeps the partitions the table has, so a service drops none (those pyhudi
         does not write, like a record index, are left as they are)."""
+        mdt = self._any_metadata_writer()
+        return mdt if mdt.exists() and FILES in mdt.partitions() else None
+
+    def _any_metadata_writer(self) -> MetadataWriter:
         props = properties.load(self.storage, self.base)
         parts = [p for p in completed_partitions(props) if is_supported(p)] or [FILES]
-        mdt = MetadataWriter(self.storage, self.base, props, partitions=parts)
-        return mdt if mdt.exists() and FILES in mdt.partitions() else None
+        return MetadataWriter(self.storage, self.base, props, partitions=parts)
+
+    def metadata_handoff(self) -> contextlib.AbstractContextManager:
+        """While another process builds metadata partitions, their hand-off lock (a service instant completes
+        either before the build's last catch-up or after it listed them, as a write's does); else nothing."""
+        mdt = self._any_metadata_writer()
+        return mdt.handoff() if mdt.build_in_progress() else contextlib.nullcontext()
 
 
 def commit(table: ServiceTable, inflight: Instant, kind: str, meta: Mapping[str, Any], *,
@@ -88,8 +97,8 @@ def commit(table: ServiceTable, inflight: Instant, kind: str, meta: Mapping[str,
            record_index: Callable[[MetadataWriter], Any] | None = None) -> Instant:
     """The metadata table commits at the service's instant (files added, replaced, deleted, partitions gone, and -
     from `record_index(mdt)` - the record index's changes), then the instant completes with `meta` encoded as
-    `kind`; under the table lock with several writers."""
-    with table.locked():
+    `kind`; under the table lock with several writers, and the hand-off lock of a metadata build going on."""
+    with table.locked(), table.metadata_handoff():
         mdt = table.metadata_writer()
         if mdt is not None:
             mdt.commit(inflight.requested_time, inflight.action, list(write_stats), replaced, deleted,

@@ -107,9 +107,13 @@ def test_a_write_that_enables_them_builds_them(spark, tmp_path):
     t.upsert(_rows(spark, range(0, 20, 4), 2))
     assert _partitions(path) == [FILES]
     mdt = _writer(path)
+    for part in PARTS:
+        mdt.mark_inflight(part)
+    from_listing.build(mdt, PARTS)  # a build that died after its base files (no heartbeat: it is gone)
     other = mdt.data_timeline().create_requested("deltacommit", b"")  # another writer's write, going on
     assert not from_listing.build_for_write(mdt, list(PARTS), own="20990101000000000")
     assert _partitions(path) == [FILES] and _inflight(path) == []  # Hudi builds them at a later write
+    assert not any((tmp_path / "write" / ".hoodie" / "metadata" / p).exists() for p in PARTS)  # the dead one cleared
     mdt.data_timeline().delete_pending(other)
     t.upsert(_rows(spark, range(18, 24), 5), ENABLED)
     assert sorted(_partitions(path)) == sorted([FILES, *PARTS])
