@@ -1,14 +1,15 @@
 """The `indexing` action (Apache Hudi's async indexer, RFC-45): builds an index partition of the metadata
 table for a table that already has data, while writers go on.
 
-`<t>.indexing.requested` (HoodieIndexPlan: the partition, indexed up to the last completed instant) ->
-`<t>.indexing.inflight` (empty) -> the partition listed inflight (readers and writers leave it alone) ->
-its base files built from a snapshot read, at the next initialisation instant of the metadata table ->
-under the hand-off lock, once no write requested before `t` is still pending: the file groups the writes
-completed since the snapshot touched are read again and the differences written as the metadata table's
-deltacommit `t` (so every later write's entries, at later instants, override them) -> the partition
-listed as built -> `<t>_<c>.indexing` (HoodieIndexCommitMetadata). Writers that find the build running
-commit under the same lock (`pyhudi.write.client`), so no write is missed by both.
+The partition listed inflight (readers and writers leave it alone; first, so every write requested after `t`
+sees the build) -> `<t>.indexing.requested` (HoodieIndexPlan: the partition, indexed up to the last completed
+instant) -> `<t>.indexing.inflight` (empty) -> its base files built from a snapshot read, at the next
+initialisation instant of the metadata table -> under the hand-off lock, once no write requested before `t` is
+still pending: the file groups the writes completed since the snapshot touched are read again and the
+differences written as the metadata table's deltacommit `t` (so every later write's entries, at later
+instants, override them) -> the partition listed as built -> `<t>_<c>.indexing` (HoodieIndexCommitMetadata).
+Writers that find the build running commit under the same lock (`pyhudi.write.client`), so no write is missed
+by both.
 
 record_index and secondary indexes (`secondary_index_<name>` on one column, defined in the table's index
 definitions before the build starts, so writers keep it from then on) are built this way, from a snapshot read
