@@ -23,7 +23,7 @@ from pyhudi.metadata import initialize as init_mod
 from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS
 from pyhudi.metadata.layout import completed_partitions, next_init_instant
 from pyhudi.metadata.locks import HEARTBEAT_FILE, Heartbeat
-from pyhudi.metadata.partition_stats import latest_slice_files, partition_stats
+from pyhudi.metadata.partition_stats import latest_slice_files, replacing
 from pyhudi.metadata.records import (
     MetadataRecord,
     bloom_filter_record,
@@ -32,6 +32,7 @@ from pyhudi.metadata.records import (
 )
 from pyhudi.metadata.state import DataTimeline, MdtState
 from pyhudi.metadata.stats import META_COLUMNS_TO_INDEX
+from pyhudi.metadata.writer import KEY_CHANGING_ACTIONS
 from pyhudi.table import file_names
 
 if TYPE_CHECKING:
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PARTITIONS = (COLUMN_STATS, BLOOM_FILTERS, PARTITION_STATS)  # in the order they are built
-_KEY_WRITES = ("commit", "deltacommit", "replacecommit", "clustering")
 
 
 @dataclass
@@ -73,7 +73,7 @@ def build_for_write(writer: "MetadataWriter", parts: list[str], own: str) -> boo
             writer.mark_inflight(part)
         # writes requested from now on see the build and commit under the hand-off lock; older ones may not
         others = [i.requested_time for i in writer.data_timeline().pending()
-                  if i.action in _KEY_WRITES and i.requested_time != own]
+                  if i.action in KEY_CHANGING_ACTIONS and i.requested_time != own]
         if others:
             writer.unmark_inflight(parts)
             log.info("not building %s of %s now: write %s is pending; a later write builds it",
@@ -111,11 +111,12 @@ def catch_up(writer: "MetadataWriter", snap: Snapshot, parts: Iterable[str], ins
     writer.catch_up()
     now = writer.files_listing()
     data = DataTimeline(writer.data_timeline())
+    replaced = data.replaced_file_groups()
     added = {p: {n: s for n, s in fs.items() if snap.files.get(p, {}).get(n) != s} for p, fs in now.items()}
     added = {p: fs for p, fs in added.items() if fs}
     gone = {p: [n for n in fs if n not in now.get(p, {})] for p, fs in snap.files.items()}
     gone = {p: names for p, names in gone.items() if names}
-    if not added and not gone and data.replaced_file_groups() == snap.replaced:
+    if not added and not gone and replaced == snap.replaced:
         return 0
     new_entries = _entries(added)
     new_stats = init_mod.file_stats(writer, new_entries, snap.cols)
@@ -131,17 +132,16 @@ def catch_up(writer: "MetadataWriter", snap: Snapshot, parts: Iterable[str], ins
             bloom_filter_record(p, n, instant, None, deleted=True)
             for p, names in gone.items() for n in names if file_names.is_base(n)]
     if PARTITION_STATS in parts:
-        records[PARTITION_STATS] = _partition_stats(snap, now, new_stats, data, set(added) | set(gone))
+        records[PARTITION_STATS] = _partition_stats(snap, now, new_stats, data, replaced, set(added) | set(gone))
     mdt_commit.write_deltacommit(MdtState(writer), writer.storage, instant, records, {}, writer.file_group_counts,
                                  writer.compression)
     return sum(map(len, added.values())) + sum(map(len, gone.values()))
 
 
 def _partition_stats(snap: Snapshot, now: dict[str, dict[str, int]], new_stats: dict, data: DataTimeline,
-                     changed: set[str]) -> list[MetadataRecord]:
+                     replaced: dict[str, set[str]], changed: set[str]) -> list[MetadataRecord]:
     """Each data partition whose files or replaced groups changed, aggregated again over its latest
     slices; the partitions gone lose theirs."""
-    replaced = data.replaced_file_groups()
     changed |= {p for p in set(replaced) | set(snap.replaced) if replaced.get(p) != snap.replaced.get(p)}
     cols = snap.cols or []
     out = []
@@ -152,9 +152,7 @@ def _partition_stats(snap: Snapshot, now: dict[str, dict[str, int]], new_stats: 
         entries = _entries({p: now[p]})[p]
         known = {**snap.stats.get(p, {}), **new_stats.get(p, {})}
         live = latest_slice_files(entries, data, replaced.get(p, set()))
-        ranged = partition_stats(p, cols, {n: known.get(n, {}) for n in live})
-        kept = {r.stats.column_name for r in ranged if r.stats is not None}
-        out += ranged + [partition_stats_tombstone(p, c) for c in cols if c not in kept]
+        out += replacing(p, cols, {n: known.get(n, {}) for n in live})
     return out
 
 

@@ -70,9 +70,15 @@ def for_commit(state: MdtState, partitions: list[str], cols: list[str], instant:
         for s in _stored_stats(state, p, cols, [n for n in live if n not in mine]):
             if s.file_name in per_file:
                 per_file[s.file_name][s.column_name] = s
-        ranged = partition_stats(p, cols, per_file)
-        # a column some live file has no stats for loses the record an earlier commit left (its range may
-        # exclude that file's rows: a log file a catch-up took from commit metadata has no stats)
-        kept = {r.stats.column_name for r in ranged if r.stats is not None}
-        out += ranged + [partition_stats_tombstone(p, c) for c in cols or () if c not in kept]
+        out += replacing(p, cols, per_file)
     return out
+
+
+def replacing(partition: str, cols: list[str] | None,
+              per_file: Mapping[str, Mapping[str, ColumnStats]]) -> list[MetadataRecord]:
+    """`partition_stats`, and a tombstone for each column it gives no record: a column some live file has no
+    stats for loses the record an earlier commit left (its range may exclude that file's rows: a log file a
+    catch-up took from commit metadata has no stats)."""
+    ranged = partition_stats(partition, cols, per_file)
+    kept = {r.stats.column_name for r in ranged if r.stats is not None}
+    return ranged + [partition_stats_tombstone(partition, c) for c in cols or () if c not in kept]

@@ -37,6 +37,7 @@ from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions
 from pyhudi.metadata.locks import HEARTBEAT_FILE, Heartbeat
 from pyhudi.metadata.record_index import Sizing
 from pyhudi.metadata.state import MdtState
+from pyhudi.metadata.writer import KEY_CHANGING_ACTIONS
 from pyhudi.services.instant import Progress, ServiceTable, checked, no_progress
 from pyhudi.table import index_definitions, properties
 from pyhudi.table import instant_metadata as im
@@ -48,7 +49,6 @@ log = logging.getLogger(__name__)
 
 BUILT_BY_INDEXING = (RECORD_INDEX, "secondary_index_<name>", *from_listing.PARTITIONS)
 WAIT_FOR_OLDER_WRITES_S = 600  # how long the hand-over waits for writes requested before the indexing
-_KEY_WRITES = ("commit", "deltacommit", "replacecommit", "clustering")
 
 
 class IndexingError(HudiError, ValueError):
@@ -197,7 +197,7 @@ def _hand_over(table: ServiceTable, mdt, t: str, finish: Callable[[], Instant],
     while True:
         with mdt.handoff():
             tl = Timeline.for_table(table.storage, table.base, table.props)
-            older = [i for i in tl.pending() if i.action in _KEY_WRITES and i.requested_time < t]
+            older = [i for i in tl.pending() if i.action in KEY_CHANGING_ACTIONS and i.requested_time < t]
             if not older:
                 return catch_up(tl), finish()
         if time.monotonic() > deadline:
@@ -211,7 +211,7 @@ def _catch_up(spark, table: ServiceTable, mdt, rows: DataFrame, tl: Timeline, se
               count: int, partition: str, snapshot: Callable[[dict[str, set[str]]], DataFrame]) -> list[str]:
     """The file groups written or replaced by writes completed since the snapshot, read again: their
     keys now placed there, the snapshot's keys there no more deleted."""
-    caught = [i for i in tl.completed() if i.requested_time not in seen and i.action in _KEY_WRITES + ("commit",)]
+    caught = [i for i in tl.completed() if i.requested_time not in seen and i.action in KEY_CHANGING_ACTIONS]
     groups: dict[str, set[str]] = {}
     for inst in caught:
         meta = im.decode(tl.read(inst))

@@ -105,7 +105,7 @@ class Writer:
             return properties.load(self.storage, self.base)
         if self.storage.is_dir(self.base) and self.storage.list(self.base) and not self.storage.exists(hoodie):
             raise HudiWriteError(f"{self.path} is not empty and holds no Hudi table (no .hoodie/); "
-                                     "write to an empty or new path")
+                                 "write to an empty or new path")
         return None
 
     # ---- entry -------------------------------------------------------------------------------
