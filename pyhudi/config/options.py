@@ -209,6 +209,15 @@ RECORD_INDEX_UPDATE_PARTITION_PATH = _define(
     "hoodie.record.index.update.partition.path", False, boolean,
     "Under RECORD_INDEX, a record whose partition changed is deleted from its old partition and inserted in "
     "the new one (false: the update stays in the partition the key lives in).")
+# the connector's process-wide HFile block cache (io.hudimeta.hfile.BlockCache), set by the record-index lookups
+HFILE_BLOCK_CACHE_ENABLED = _define(
+    "hoodie.hfile.block.cache.enabled", True, boolean,
+    "Keep the metadata table's decoded HFile data blocks for later readers in the JVM (record-index lookups of "
+    "later writes read the blocks an earlier one inflated).")
+HFILE_BLOCK_CACHE_SIZE = _define("hoodie.hfile.block.cache.size", 100, number(1, "a number of blocks, at least 1"),
+                                 "Most HFile blocks (up to 1 MB inflated each) the block cache keeps per JVM.")
+HFILE_BLOCK_CACHE_TTL = _define("hoodie.hfile.block.cache.ttl.minutes", 60, number(1, "minutes, at least 1"),
+                                "Minutes a cached HFile block is served before it is read again.")
 BUCKET_ENGINE = _define("hoodie.index.bucket.engine", "SIMPLE", choice(BUCKET_ENGINES),
                         "Bucket index flavour (hoodie.index.type=BUCKET).")
 BUCKET_COUNT = _define("hoodie.bucket.index.num.buckets", 256,

@@ -3,6 +3,7 @@ package io.hudimeta.hfile;
 import java.io.Closeable;
 import java.io.IOException;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -15,6 +16,11 @@ interface ByteSource extends Closeable {
 
   /** Names the bytes in error messages (a path, or what an in-memory file was cut from). */
   String name();
+
+  /** The file's modification time, or -1 for bytes held in memory (which the block cache skips). */
+  default long modificationTime() {
+    return -1;
+  }
 
   static ByteSource ofBytes(byte[] bytes, String name) {
     return new ByteSource() {
@@ -49,7 +55,9 @@ interface ByteSource extends Closeable {
 
   /** Opens the file once; every read is a positioned read (pread), so readers may share it. */
   static ByteSource ofHadoop(FileSystem fs, Path path) throws IOException {
-    long length = fs.getFileStatus(path).getLen();
+    FileStatus status = fs.getFileStatus(path);
+    long length = status.getLen();
+    String name = path.toString(); // once: block-cache keys hash it for every block read
     FSDataInputStream in = fs.open(path);
     return new ByteSource() {
       public long length() {
@@ -59,14 +67,18 @@ interface ByteSource extends Closeable {
       public void readFully(long pos, byte[] dst, int off, int len) throws IOException {
         if (pos < 0 || pos + len > length) {
           throw new CorruptHFileException(
-            "read of " + len + " bytes at offset " + pos + " runs past the end of " + path + " (" + length + " bytes)"
+            "read of " + len + " bytes at offset " + pos + " runs past the end of " + name + " (" + length + " bytes)"
           );
         }
         in.readFully(pos, dst, off, len);
       }
 
       public String name() {
-        return path.toString();
+        return name;
+      }
+
+      public long modificationTime() {
+        return status.getModificationTime();
       }
 
       public void close() throws IOException {

@@ -21,8 +21,9 @@ import org.apache.hadoop.fs.Path;
  * Reader of HFile v3 files as Hudi's metadata table writes them: HBase-written (Hudi 1.0, CRC32C
  * checksums, full KeyValue index keys with shortened "fake" keys) and Hudi-native (Hudi 1.1, no
  * checksums, row-only index keys). Opening reads only the trailer and the load-on-open section;
- * data, leaf index and meta blocks are fetched on demand with positioned reads and a few decoded
- * blocks are kept in a small LRU cache.
+ * data, leaf index and meta blocks are fetched on demand with positioned reads. Decoded data blocks
+ * of files in storage are kept in the process-wide {@link BlockCache}; index blocks, and data blocks
+ * of in-memory files (log blocks) or with that cache off, in small LRU caches of this reader.
  *
  * <p>Cells are ordered by row bytes, unsigned lexicographic. Rows may repeat (non-unique files);
  * exact lookups return the first cell of a row, scans return all of them.
@@ -249,16 +250,24 @@ public final class HFileReader implements Closeable {
     return block;
   }
 
+  /** From the process-wide {@link BlockCache} for files in storage, else from this reader's own few blocks. */
   private DataBlock dataBlock(long offset, int onDiskSize) throws IOException {
-    return dataBlocks.get(offset, () -> {
-      BlockReader.Block block = blocks.read(offset, onDiskSize, BlockType.DATA);
-      return DataBlock.parse(
-        block.payload(),
-        cellsHaveTags,
-        cellsHaveMemstoreTs,
-        "data block at offset " + offset + " of " + source.name()
-      );
-    });
+    LruCache.Loader<DataBlock> load = () -> readDataBlock(offset, onDiskSize);
+    BlockCache shared = BlockCache.shared();
+    if (source.modificationTime() >= 0 && shared.enabled()) {
+      return shared.get(new BlockCache.Key(source.name(), source.length(), source.modificationTime(), offset), load);
+    }
+    return dataBlocks.get(offset, load);
+  }
+
+  private DataBlock readDataBlock(long offset, int onDiskSize) throws IOException {
+    BlockReader.Block block = blocks.read(offset, onDiskSize, BlockType.DATA);
+    return DataBlock.parse(
+      block.payload(),
+      cellsHaveTags,
+      cellsHaveMemstoreTs,
+      "data block at offset " + offset + " of " + source.name()
+    );
   }
 
   private IndexNode indexNode(long offset, int onDiskSize, BlockType type) throws IOException {

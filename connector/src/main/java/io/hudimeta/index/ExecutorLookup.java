@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.sequence;
 import static org.apache.spark.sql.functions.udf;
 
+import io.hudimeta.hfile.BlockCache;
 import io.hudimeta.metadata.MetadataRecord;
 import io.hudimeta.metadata.PartitionSlices;
 import io.hudimeta.spark.KeyGroupFunction;
@@ -39,7 +40,8 @@ import org.apache.spark.util.TaskCompletionListener;
  * {@link RecordIndex#locate(SparkSession, String, java.util.Map, Dataset)} on executors: keys are
  * shuffled by the record_index file group they hash to ({@link KeyGroupFunction}, as the writer spreads
  * index entries) and sorted within each task; a task opens the slice of each file group it holds once
- * and seeks its keys in sorted batches. Keys of a record_index whose file groups cannot be routed by
+ * and seeks its keys in sorted batches, through the executor's {@link BlockCache} (configured from the
+ * lookup's options), so the blocks of one lookup serve the next. Keys of a record_index whose file groups cannot be routed by
  * hash go to every file group.
  */
 final class ExecutorLookup {
@@ -91,6 +93,7 @@ final class ExecutorLookup {
     @Override
     public Iterator<Row> call(Iterator<Row> input) {
       Job j = job.value();
+      BlockCache.shared().configure(j.conf().value()::get);
       FileSystem fs;
       try {
         fs = j.slices().dir().getFileSystem(j.conf().value());

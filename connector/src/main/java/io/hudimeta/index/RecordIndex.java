@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hudimeta.hfile.BlockCache;
 import io.hudimeta.metadata.MetadataTable;
 import io.hudimeta.metadata.PartitionSlices;
 import io.hudimeta.table.TableConfig;
@@ -185,7 +186,10 @@ public final class RecordIndex implements Closeable {
     return ExecutorLookup.run(spark, conf, slices, keys);
   }
 
-  /** The session's Hadoop configuration (Hadoop's defaults without a session) with {@code options} set over it. */
+  /**
+   * The session's Hadoop configuration (Hadoop's defaults without a session) with {@code options} set over
+   * it; the HFile block-cache options it gives ({@link BlockCache}) are applied to this JVM's cache.
+   */
   static Configuration hadoopConf(SparkSession session, Map<String, String> options) {
     Configuration conf =
       session instanceof org.apache.spark.sql.classic.SparkSession classic
@@ -198,6 +202,7 @@ public final class RecordIndex implements Closeable {
         }
       });
     }
+    BlockCache.shared().configure(conf::get);
     return conf;
   }
 

@@ -215,7 +215,8 @@ final class SliceReader implements Closeable {
     });
   }
 
-  static MetadataRecord decode(Cell cell, GenericDatumReader<GenericRecord> decoder, String where) {
+  /** {@code where} names the record's file in an error (stringified only then: decoding runs per key). */
+  static MetadataRecord decode(Cell cell, GenericDatumReader<GenericRecord> decoder, Object where) {
     String key = cell.rowString();
     try {
       GenericRecord record = decoder.read(null, DecoderFactory.get().binaryDecoder(cell.value(), null));
@@ -232,7 +233,7 @@ final class SliceReader implements Closeable {
     try {
       if (base != null) {
         for (Map.Entry<String, Cell> e : base.getAll(keys).entrySet()) {
-          apply(merged, decode(e.getValue(), baseDecoder, base.toString()));
+          apply(merged, decode(e.getValue(), baseDecoder, base));
         }
       }
       for (Block b : blocks) {
@@ -260,7 +261,7 @@ final class SliceReader implements Closeable {
     try {
       if (base != null) {
         for (Cell c : base.scanPrefixes(prefixes)) {
-          apply(merged, decode(c, baseDecoder, base.toString()));
+          apply(merged, decode(c, baseDecoder, base));
         }
       }
       for (Block b : blocks) {

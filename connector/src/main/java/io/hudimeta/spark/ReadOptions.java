@@ -1,5 +1,6 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.hfile.BlockCache;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -61,7 +62,7 @@ final class ReadOptions implements Serializable {
   );
   private static final Set<String> HONOURED = union(
     Set.of(QUERY_TYPE, BEGIN, END, METADATA_ENABLE, DATA_SKIPPING, STREAM_START, INCREMENTAL_FORMAT),
-    VIEW_KEYS
+    union(VIEW_KEYS, Set.of(BlockCache.ENABLED, BlockCache.SIZE, BlockCache.TTL_MINUTES))
   );
 
   final String path;
@@ -187,6 +188,7 @@ final class ReadOptions implements Serializable {
   /** Options as Spark passes them (case-insensitive keys, lower-cased). */
   static ReadOptions parse(Map<String, String> options) {
     OptionKeys.check(options, HONOURED);
+    BlockCache.shared().configure(options::get); // metadata-table reads of this JVM
     return new ReadOptions(options);
   }
 
