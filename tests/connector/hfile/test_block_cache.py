@@ -100,11 +100,19 @@ def test_cache_off_reads_storage_each_time(spark, fixture_tables, cache, tmp_pat
     ("hoodie.hfile.block.cache.ttl.minutes", "-5", "hoodie.hfile.block.cache.ttl.minutes must be at least 1"),
     ("hoodie.hfile.block.cache.enabled", "yes", "hoodie.hfile.block.cache.enabled must be true or false, got 'yes'"),
 ])
-def test_bad_values_are_refused(spark, fixture_tables, cache, key, value, message):
-    with pytest.raises(Exception) as err:
-        configure(spark, fixture_tables, **{key: value})
+def test_bad_values_are_refused(spark, fixture_tables, cache, tmp_path, key, value, message):
+    path = tmp_path / MANY_BLOCKS
+    shutil.copy(HFILE_DIR / MANY_BLOCKS, path)
+    with pytest.raises(Exception) as err:  # with good values beside the bad one: none is applied
+        configure(spark, fixture_tables, **{"hoodie.hfile.block.cache.enabled": "false",
+                                             "hoodie.hfile.block.cache.size": "2", key: value})
     assert message in error_text(err)
-    assert cache.enabled()  # the cache keeps its settings
+    assert cache.enabled()
+    _, misses = counters(cache)
+    scan(spark, path)
+    read = cache.misses() - misses
+    scan(spark, path)  # still 100 blocks: the second scan reads nothing
+    assert read > 2 and cache.misses() - misses == read
 
 
 def test_executor_lookup_reads_index_blocks_once(spark, cache, tmp_path):

@@ -60,19 +60,23 @@ public final class BlockCache {
    */
   public void configure(UnaryOperator<String> settings) {
     String on = settings.apply(ENABLED);
-    if (on != null) {
-      enabled = bool(ENABLED, on);
-    }
     String size = settings.apply(SIZE);
-    if (size != null) {
-      capacity = positive(SIZE, size);
+    String ttl = settings.apply(TTL_MINUTES);
+    // every value parsed before any is applied: a bad one leaves the cache as it was
+    Boolean enable = on == null ? null : bool(ENABLED, on);
+    Integer blocks = size == null ? null : positive(SIZE, size);
+    Integer minutes = ttl == null ? null : positive(TTL_MINUTES, ttl);
+    if (enable != null) {
+      enabled = enable;
+    }
+    if (blocks != null) {
       synchronized (this) {
-        shrinkTo(capacity);
+        capacity = blocks;
+        shrinkTo(blocks);
       }
     }
-    String ttl = settings.apply(TTL_MINUTES);
-    if (ttl != null) {
-      ttlNanos = TimeUnit.MINUTES.toNanos(positive(TTL_MINUTES, ttl));
+    if (minutes != null) {
+      ttlNanos = TimeUnit.MINUTES.toNanos(minutes);
     }
   }
 

@@ -41,8 +41,8 @@ import org.apache.spark.util.TaskCompletionListener;
  * shuffled by the record_index file group they hash to ({@link KeyGroupFunction}, as the writer spreads
  * index entries) and sorted within each task; a task opens the slice of each file group it holds once
  * and seeks its keys in sorted batches, through the executor's {@link BlockCache} (configured from the
- * lookup's options), so the blocks of one lookup serve the next. Keys of a record_index whose file groups cannot be routed by
- * hash go to every file group.
+ * lookup's options), so the blocks of one lookup serve the next. Keys of a record_index whose file
+ * groups cannot be routed by hash go to every file group.
  */
 final class ExecutorLookup {
 
