@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from pyhudi.storage import AlreadyExists, Storage
 from pyhudi.table import properties
+from pyhudi.table.lsm_timeline import LSMTimeline
 
 REQUESTED, INFLIGHT, COMPLETED = "requested", "inflight", "completed"
 STATE_ORDER = {REQUESTED: 0, INFLIGHT: 1, COMPLETED: 2}
@@ -164,7 +165,8 @@ class InstantTimeGenerator:
 class Timeline:
     """The instants of one table, read from and written to its timeline directory."""
 
-    def __init__(self, storage: Storage, base_path: str, layout: int = 2, timeline_path: str = "timeline"):
+    def __init__(self, storage: Storage, base_path: str, layout: int = 2, timeline_path: str = "timeline",
+                 history_path: str = "history"):
         if layout not in (1, 2):
             raise ValueError(f"timeline layout version {layout} is not supported (1 or 2)")
         self.storage = storage
@@ -172,12 +174,14 @@ class Timeline:
         self.layout = layout
         hoodie = f"{base_path}/.hoodie"
         self.dir = f"{hoodie}/{timeline_path}" if layout == 2 else hoodie
+        self.history_path = history_path
         self.times = InstantTimeGenerator.for_table(storage, base_path)
 
     @classmethod
     def for_table(cls, storage: Storage, base_path: str, props: dict[str, str]) -> "Timeline":
         layout = int(props.get(properties.TIMELINE_LAYOUT, "1"))
-        return cls(storage, base_path, layout, props.get(properties.TIMELINE_PATH, "timeline"))
+        return cls(storage, base_path, layout, props.get(properties.TIMELINE_PATH, "timeline"),
+                   props.get(properties.HISTORY_PATH, "history"))
 
     # ---- reading ----------------------------------------------------------------------------
     def instant_files(self) -> list[Instant]:
@@ -208,7 +212,27 @@ class Timeline:
         return last_write(instants), timeline_hash(instants)
 
     def read(self, instant: Instant) -> bytes:
-        return self.storage.read(f"{self.dir}/{instant.file_name(self.layout)}")
+        """The instant file's bytes. One listed earlier may have been archived since (by another writer's
+        archival): its content never changes, so it is read from the timeline history then."""
+        try:
+            return self.storage.read(f"{self.dir}/{instant.file_name(self.layout)}")
+        except FileNotFoundError:
+            archived = self._from_history(instant)
+            if archived is None:
+                raise
+            return archived
+
+    def _from_history(self, instant: Instant) -> bytes | None:
+        """A completed instant's metadata or a pending one's plan, as archival put it in the history."""
+        if self.layout != 2:
+            return None
+        history = LSMTimeline(self.storage, f"{self.dir}/{self.history_path}")
+        for row in history.instants(instant.requested_time, instant.requested_time):
+            if not instant.is_completed:
+                return row.plan or b""
+            if row.action == instant.action:
+                return row.metadata or b""
+        return None
 
     # ---- writing ----------------------------------------------------------------------------
     def new_instant_time(self) -> str:

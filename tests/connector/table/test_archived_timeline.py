@@ -3,12 +3,15 @@ with compactions and a metadata table, archived as it is written. The JVM reads 
 wrote (the same instants and bytes as the Python reader); a snapshot never opens it, time travel and
 incremental reads into archived commits read it and return the right rows; the metadata table stays in
 sync (readers list through it) and valid; hudi-rs reads the same rows."""
+import os
+
 import pyarrow as pa
 import pytest
 
 from pyhudi.cli import main as cli
 from pyhudi.services import archival
 from pyhudi.services.instant import ServiceTable
+from pyhudi.table.timeline import parse_instant_file
 from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string"
@@ -140,3 +143,49 @@ def test_rows_time_travel_and_incremental_reads_into_archived_commits(spark, tab
         for n in range(end + 1):
             last.update({r[0]: n for r in _rows(n)})
         assert got == {k: states[end][k] for k, n in last.items() if n > begin}, (begin, end)
+
+
+def test_a_listed_timeline_reads_instants_archived_after_the_listing(spark, tmp_path):
+    """A timeline listed while a compaction was pending, read after other writers completed and archived it:
+    its plan and an archived deltacommit's metadata come from the history, unchanged; a listed file that is
+    gone and not archived names the cause and the fix."""
+    from pyhudi.services import compaction
+
+    path = str(tmp_path / "mor")
+    opts = {**OPTS, "hoodie.table.name": "racing", "hoodie.compact.inline": "false"}
+    t = HudiTable(spark, path, opts)
+    deltas = [t.upsert(spark.createDataFrame(_rows(n), SCHEMA)) for n in (0, 4, 8)]  # the same keys
+    pending = compaction.schedule(spark, path, opts)
+    plan = compaction.plan_of(ServiceTable.open(path), pending)
+    jvm = spark._jvm
+    base = jvm.org.apache.hadoop.fs.Path(path)
+    fs = base.getFileSystem(spark._jsc.hadoopConfiguration())
+    listed = jvm.io.hudimeta.table.Timeline.load(fs, base, jvm.io.hudimeta.table.TableConfig.load(fs, base))
+    first = next(i for i in listed.completed() if i.requestedTime() == deltas[0])
+    py_listed = ServiceTable.open(path).timeline  # pyhudi's timeline reads the same way
+    py_first = next(i for i in py_listed.completed() if i.requested_time == deltas[0])
+    py_bytes = py_listed.read(py_first)
+    compaction.execute(spark, path, pending.requested_time, opts)
+    for n in range(9, 15):
+        t.upsert(spark.createDataFrame(_rows(n), SCHEMA))
+    archival.archive(path, opts)  # the writes archive too
+    assert {deltas[0], pending.requested_time} <= {r.instant_time for r in archival.archived_instants(path)}
+    assert not [n for n in os.listdir(tmp_path / "mor" / ".hoodie" / "timeline")
+                if n.startswith((deltas[0], pending.requested_time))]  # gone from the active timeline
+
+    ops = {op.fileId(): (op.baseInstantTime(), sorted(op.deltaFileNames())) for op in listed.pendingCompactions()}
+    assert ops == {op["fileId"]: (op["baseInstantTime"], sorted(p.rsplit("/", 1)[-1] for p in op["deltaFilePaths"]))
+                   for op in plan["operations"]}
+    meta = listed.commitMetadata(first)
+    assert sorted(meta.partitionToWriteStats().keySet()) == ["eu", "us"]
+    assert py_listed.read(py_first) == py_bytes
+    assert compaction.plan_of(ServiceTable.open(path), pending) == plan
+
+    relisted = jvm.io.hudimeta.table.Timeline.load(fs, base, jvm.io.hudimeta.table.TableConfig.load(fs, base))
+    t.upsert(spark.createDataFrame(_rows(15), SCHEMA))
+    gone = next(i for i in relisted.completed() if i.action() == "deltacommit")
+    (tmp_path / "mor" / ".hoodie" / "timeline" / gone.fileName()).unlink()  # removed, never archived
+    with pytest.raises(Exception, match="is gone and is not in the timeline history.*load the table again"):
+        relisted.commitMetadata(gone)
+    with pytest.raises(FileNotFoundError):
+        py_listed.read(parse_instant_file(gone.fileName(), 2))

@@ -367,10 +367,41 @@ public final class Timeline {
       Path path = new Path(dir, name);
       try (InputStream in = fs.open(path)) {
         return InstantContent.parse(in.readAllBytes(), path.toString());
+      } catch (FileNotFoundException e) {
+        return fromHistory(name, path);
       } catch (IOException e) {
         throw new HudiTableException("cannot read instant file " + path + ": " + e.getMessage(), e);
       }
     });
+  }
+
+  /**
+   * A listed instant file that is gone: archival moved it to the timeline history after the listing (an
+   * instant's content never changes, so this snapshot stays right). Read the history as it is now, not the
+   * one this timeline may have cached: the completed file's metadata, or a pending file's plan.
+   */
+  private JsonNode fromHistory(String name, Path path) {
+    Instant instant = parseFileName(name, layoutVersion());
+    ArchivedTimeline history = layoutVersion() >= 2 ? ArchivedTimeline.load(fs, historyDir()) : null;
+    if (instant != null && history != null) {
+      for (Instant done : history.instants(instant.requestedTime(), instant.requestedTime())) {
+        ArchivedTimeline.Row row = history.row(done);
+        boolean completed = instant.isCompleted();
+        if (row != null && (!completed || done.action().equals(instant.action()))) {
+          byte[] bytes = completed ? row.metadata() : row.plan();
+          return InstantContent.parse(
+            bytes == null ? new byte[0] : bytes,
+            path + " (from " + history.directory() + ")"
+          );
+        }
+      }
+    }
+    throw new HudiTableException(
+      "cannot read instant file " +
+        path +
+        ": it was listed but is gone and is not in the timeline history (a writer removed it since the timeline " +
+        "was loaded); load the table again"
+    );
   }
 
   /**
@@ -505,6 +536,10 @@ public final class Timeline {
 
   // ---- the timeline history ----
 
+  private Path historyDir() {
+    return new Path(dir, config.get(ArchivedTimeline.HISTORY_PATH, "history"));
+  }
+
   /**
    * The timeline history of this table (layout 2), loaded on first use: its version file and manifest, then
    * only the data files a query needs. Empty for layout 1 and for tables never archived.
@@ -514,8 +549,8 @@ public final class Timeline {
     if (a == null) {
       synchronized (this) {
         if (archived == null) {
-          Path history = new Path(dir, config.get(ArchivedTimeline.HISTORY_PATH, "history"));
-          archived = layoutVersion() >= 2 ? ArchivedTimeline.load(fs, history) : ArchivedTimeline.empty(fs, history);
+          archived =
+            layoutVersion() >= 2 ? ArchivedTimeline.load(fs, historyDir()) : ArchivedTimeline.empty(fs, historyDir());
         }
         a = archived;
       }
