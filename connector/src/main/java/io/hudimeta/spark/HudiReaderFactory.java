@@ -25,9 +25,11 @@ import org.apache.spark.util.SerializableConfiguration;
 import scala.Option;
 
 /**
- * Reads splits on executors. Base files go through Spark's own Parquet reader (vectorized
- * batches when every split of the scan is base-only); slices with log files are merged row by row, their
- * base rows taken from vectorized batches when the merge schema allows.
+ * Reads splits on executors. Base files go through Spark's own Parquet reader. When every split of the scan
+ * can be read in vectorized batches (atomic requested columns if any slice has log files, no commit-time filter,
+ * no column whose type changed) the scan is columnar: base-only slices hand out the reader's batches, merged
+ * slices batches with the log records patched in ({@link MergedBatches}). Otherwise slices with log files are
+ * merged row by row, their base rows taken from vectorized batches when the merge schema allows.
  */
 final class HudiReaderFactory implements PartitionReaderFactory {
 
@@ -41,6 +43,7 @@ final class HudiReaderFactory implements PartitionReaderFactory {
   private final MergeSpec spec;
   private final Set<String> visibleInstants;
   private final RowFilter rowFilter;
+  private final boolean anyLogs;
   private final boolean columnar;
   private final boolean logCompaction;
 
@@ -91,18 +94,31 @@ final class HudiReaderFactory implements PartitionReaderFactory {
     this.visibleInstants = visibleInstants;
     this.rowFilter = rowFilter;
     this.logCompaction = logCompaction;
-    this.columnar = !anyLogs && rowFilter.keepsAll() && drifted.stream().noneMatch(c -> hasField(required, c));
+    this.anyLogs = anyLogs;
+    this.columnar =
+      !logCompaction &&
+      rowFilter.keepsAll() &&
+      drifted.stream().noneMatch(c -> hasField(anyLogs ? mergeSchema : required, c)) &&
+      (!anyLogs || MergedBatches.supports(required));
   }
 
   @Override
   public boolean supportColumnarReads(InputPartition partition) {
-    return columnar && requiredReader.supportColumnarReads(partition);
+    return (
+      columnar &&
+      requiredReader.supportColumnarReads(partition) &&
+      (!anyLogs || mergeReader.supportColumnarReads(partition))
+    );
   }
 
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
     SliceSplit split = (SliceSplit) partition;
-    return requiredReader.buildColumnarReader(file(split));
+    if (!split.hasLogs()) {
+      return requiredReader.buildColumnarReader(file(split));
+    }
+    PartitionReader<ColumnarBatch> base = split.baseFile == null ? null : mergeReader.buildColumnarReader(file(split));
+    return new MergedBatches(base, scanLogs(split), required);
   }
 
   @Override
@@ -121,7 +137,12 @@ final class HudiReaderFactory implements PartitionReaderFactory {
       );
       return new LogCompactionReader(logs, split, required, mergeSchema, spec);
     }
-    LogRecordBuffer logs = LogScanner.scan(
+    PartitionReader<InternalRow> base = split.baseFile == null ? null : mergeBaseRows(split);
+    return new MergingReader(base, scanLogs(split), required, rowFilter);
+  }
+
+  private LogRecordBuffer scanLogs(SliceSplit split) {
+    return LogScanner.scan(
       mergeConf.value().value(),
       split.logFiles,
       mergeSchema,
@@ -129,8 +150,6 @@ final class HudiReaderFactory implements PartitionReaderFactory {
       visibleInstants,
       baseInstant(split)
     );
-    PartitionReader<InternalRow> base = split.baseFile == null ? null : mergeBaseRows(split);
-    return new MergingReader(base, logs, required, rowFilter);
   }
 
   /** The instant that wrote the slice's base file (what RECORD_POSITIONS must refer to), or null. */

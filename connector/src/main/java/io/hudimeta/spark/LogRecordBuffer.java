@@ -101,6 +101,14 @@ final class LogRecordBuffer {
   }
 
   /**
+   * Whether the base-file row at {@code position} may come out other than it is: false only when positions say no
+   * log record names it and no row can be soft-deleted.
+   */
+  boolean mayChange(long position) {
+    return keyAt == null || spec.isDeletedIndex >= 0 || keyAt.get(position) != null;
+  }
+
+  /**
    * The row to emit for the base-file row at {@code position} (null when it is deleted); consumes the key's
    * entry. A base row no log record names passes as it is, unless soft-deleted.
    */
