@@ -81,16 +81,14 @@ final class MergedBatches implements PartitionReader<ColumnarBatch> {
     int out = 0;
     for (int i = 0; i < n; i++) {
       long at = position + i;
-      if (!logs.mayChange(at)) {
-        if (source != null) {
-          source[out] = i;
-        }
-        out++;
-        continue;
+      InternalRow merged = null;
+      boolean unchanged = !logs.mayChange(at);
+      if (!unchanged) {
+        InternalRow row = batch.getRow(i); // a view reused per call: the identity says the base row won
+        merged = logs.mergeBase(row, at);
+        unchanged = merged == row;
       }
-      InternalRow row = batch.getRow(i); // a view reused per call: the identity says the base row won
-      InternalRow merged = logs.mergeBase(row, at);
-      if (merged == row) {
+      if (unchanged) {
         if (source != null) {
           source[out] = i;
         }
