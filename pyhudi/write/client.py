@@ -284,30 +284,33 @@ class Writer:
             targets = sorted(set(cfg.partitions_to_delete) | set(self._batch_partitions(df) if df is not None else ()))
             yield replace(self._view(targets), partitions=targets)
             return
-        incoming, plan = self._incoming(df), None
+        keyed, plan = self._keyed(df), None
         if self.cfg.unshuffled_bulk_insert:  # new file groups only: no view, no counts, no cached batch
-            yield _Plan([], {}, incoming=incoming)
+            yield _Plan([], {}, incoming=self._incoming(keyed))
             return
         if cfg.index_type == "BUCKET" and cfg.operation not in REPLACE_OPS:
             # the batch's partitions cost a pass over it: asked only of a cached batch, else all partitions
             plan = self._view(self._batch_partitions(df) if df.is_cached else None)
             if cfg.table_type == "MERGE_ON_READ" or not plan.slices:  # no old rows to merge with:
-                yield replace(plan, incoming=incoming)  # each row is read once, straight into the write
+                yield replace(plan, incoming=self._incoming(keyed))  # each row is read once, straight into the write
                 return
-        batch = small_batch.collect(self._keyed(df), cfg) if self._null_keys_unchecked else None
+        batch = small_batch.collect(keyed, cfg) if self._null_keys_unchecked else None
         if self._null_keys_unchecked:
             self._refuse_null_keys(df, batch)
         here, hits = (False, None) if batch is None else small_batch.driver_hits(
             self.spark, self.path, self.options, cfg, batch, self._looks_up() and self._has_commits(),
             RECORD_INDEX in completed_partitions(self.props))
-        # the keyed batch feeds the partition counts, the tagging and the write: computed once
-        incoming = incoming.persist()
-        try:
-            if here:  # written in the driver if its keys are found there
-                counts = small_batch.partition_counts(batch)
-                yield replace(self._view(list(counts)), incoming=incoming, partitions=list(counts), batch=batch,
-                              hits=hits, records=batch.num_rows)
+        if here:  # written in the driver if its keys are found there: no Spark plan of the batch at all
+            counts = small_batch.partition_counts(batch)
+            plan = replace(self._view(list(counts)), partitions=list(counts), batch=batch, hits=hits,
+                           records=batch.num_rows)
+            if hits is not None or len(plan.slices) <= small_batch.MAX_SLICES:
+                yield plan
                 return
+            plan = None  # too many slices to read their keys in the driver: the executors tag the batch
+        # the keyed batch feeds the partition counts, the tagging and the write: computed once
+        incoming = self._incoming(keyed).persist()
+        try:
             counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
             touched = list(counts)
             if self._located(incoming) is not None:  # the record index says where the batch's keys live
@@ -333,12 +336,13 @@ class Writer:
         return [r[0] for r in df.select(keygen.partition_path(self.cfg)).distinct().collect()]
 
     def _keyed(self, df: DataFrame) -> DataFrame:
-        return keygen.with_keys(df.drop(*[c for c in df.columns if c in avro_schema.META_FIELDS
-                                          and c not in ("_hoodie_record_key", "_hoodie_partition_path")]), self.cfg)
+        stale = [c for c in df.columns if c in avro_schema.META_FIELDS
+                 and c not in ("_hoodie_record_key", "_hoodie_partition_path")]
+        return keygen.with_keys(df.drop(*stale) if stale else df, self.cfg)
 
-    def _incoming(self, df: DataFrame) -> DataFrame:
+    def _incoming(self, keyed: DataFrame) -> DataFrame:
+        """The keyed batch as the executors write it: one record per key for upserts and deletes, bucketed."""
         cfg = self.cfg
-        keyed = self._keyed(df)
         if cfg.operation in ("upsert", "delete"):
             keyed = keygen.precombined(keyed, cfg.ordering_field, self._tasks())
         if cfg.index_type == "BUCKET":
@@ -411,9 +415,8 @@ class Writer:
                                           fixed_ids=self._guard.fixed_bucket_ids(cfg.operation))
             self._note_key_changes(located, replaced, upserts_known=False)
             return self._run_write(located, instant, writer_schema, plan.slices), replaced
-        written = self._small_write(plan, instant, writer_schema) if plan.batch is not None else None
-        if written is not None:
-            return written, replaced
+        if plan.batch is not None:
+            return self._small_write(plan, instant, writer_schema), replaced
         # tagging joins the batch with every key of the affected partitions: keep its result, the
         # insert counts, the touched file groups and the write all read it
         tagged_keys = self._tag(plan).persist()
@@ -426,12 +429,9 @@ class Writer:
             log.info("bloom index lookup of %s: %s", self.path, self.lookups.values())
         return stats, replaced
 
-    def _small_write(self, plan: _Plan, instant: str, writer_schema: str) -> list[WriteStat] | None:
-        """The write of a small batch in the driver (its record-level index changes noted); None when the
-        partitions hold too many slices to read their keys in the driver."""
+    def _small_write(self, plan: _Plan, instant: str, writer_schema: str) -> list[WriteStat]:
+        """The write of a small batch in the driver (its record-level index changes noted)."""
         cfg = self.cfg
-        if plan.hits is None and len(plan.slices) > small_batch.MAX_SLICES:
-            return None
         small = placement.SmallFiles(cfg, plan.slices, self._held(), cfg.inserts_to_logs, self._base_size)
         stats, tagged = small_batch.write(plan.batch, plan.slices, cfg, self._task(instant, writer_schema), small,
                                           self.path, self._held_by_clustering(), plan.hits)

@@ -83,8 +83,8 @@ def null_key(fields: list[str]) -> Column:
 
 def with_keys(df: DataFrame, cfg: WriteConfig) -> DataFrame:
     """`df` plus _hoodie_record_key and _hoodie_partition_path."""
-    return (df.withColumn("_hoodie_record_key", record_key(cfg))
-              .withColumn("_hoodie_partition_path", partition_path(cfg)))
+    # one withColumns: each withColumn analyses the whole plan again, a fixed cost small commits feel
+    return df.withColumns({"_hoodie_record_key": record_key(cfg), "_hoodie_partition_path": partition_path(cfg)})
 
 
 def precombined(df: DataFrame, ordering_field: str | None, tasks: int) -> DataFrame:

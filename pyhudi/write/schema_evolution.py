@@ -34,10 +34,12 @@ def input_schema(df, table_name: str) -> dict:
     """The Avro create schema of a DataFrame's data columns (meta columns other than
     _hoodie_is_deleted left out)."""
     from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import StructType
 
-    data = [c for c in df.columns if not c.startswith("_hoodie_") or c == "_hoodie_is_deleted"]
-    return avro_schema.arrow_to_avro(to_arrow_schema(df.select(*data).schema, timezone="UTC"), table_name,
-                                     avro_schema.CREATE)
+    # the fields picked from the (cached) schema: a select would have Spark analyse the plan again
+    data = StructType([f for f in df.schema.fields
+                       if not f.name.startswith("_hoodie_") or f.name == "_hoodie_is_deleted"])
+    return avro_schema.arrow_to_avro(to_arrow_schema(data, timezone="UTC"), table_name, avro_schema.CREATE)
 
 
 def _branch(t):

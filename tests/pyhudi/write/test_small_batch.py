@@ -74,6 +74,20 @@ def test_a_batch_over_the_limit_goes_to_the_executors(spark, tmp_path):
     assert got == {f"k{i:05d}": 3 if i < 40 else 2 if i < 60 else 1 for i in range(100)}
 
 
+def test_a_small_batch_over_partitions_of_too_many_slices_goes_to_the_executors(spark, tmp_path, monkeypatch):
+    """The driver would read every touched slice's keys: past MAX_SLICES the executors tag and write the batch (the
+    batch already taken to the driver is dropped, its keys read again from the input), with the same result."""
+    from pyhudi.write import small_batch
+
+    table = HudiTable(spark, str(tmp_path / "t"), OPTS)
+    table.insert(_rows(spark, range(90), 1))
+    monkeypatch.setattr(small_batch, "MAX_SLICES", 2)  # the batch touches three partitions of one slice each
+    start = _jobs(spark)
+    table.upsert(_rows(spark, [0, 0, 1, 2, 95], 2))  # k00000 twice: one record per key all the same
+    assert _jobs(spark) - start > 6
+    got = {r["id"]: r["ts"] for r in table.read().collect()}
+    assert got == {f"k{i:05d}": 2 if i in (0, 1, 2, 95) else 1 for i in [*range(90), 95]}
+
 def test_a_small_batch_keeps_the_greatest_ordering_value_of_each_key(spark, tmp_path):
     got = {}
     for name, limit in (("driver", "10000"), ("executors", "0")):
