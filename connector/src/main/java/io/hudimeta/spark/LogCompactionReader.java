@@ -89,14 +89,14 @@ final class LogCompactionReader implements PartitionReader<InternalRow> {
         }
 
         @Override
-        public void delete(String key, Object ordering) {
+        public void delete(UTF8String key, Object ordering) {
           Object[] values = new Object[out.length];
           for (int i = 0; i < out.length; i++) {
             String name = out[i].name();
             values[i] = name.equals(DELETED)
               ? Boolean.TRUE
               : at[i] >= 0 && at[i] == spec.keyIndex
-                ? UTF8String.fromString(key)
+                ? key
                 : at[i] >= 0 && at[i] == spec.orderingIndex
                   ? ordering
                   : added.get(name);

@@ -4,6 +4,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The records of a file slice's log files, keyed by record key and merged in log order, then
@@ -14,6 +15,9 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * <p>Position-based merging (Apache Hudi 1.0): while every record came with its base-file row position, a base
  * row finds its log record by position and its key is never read; one record merged by key turns that off, and
  * every base row's key is read as before.
+ *
+ * <p>Keys are held as {@link UTF8String}s: a base row's key is looked up as the bytes its column vector holds,
+ * with no String decoded per row.
  */
 final class LogRecordBuffer {
 
@@ -43,7 +47,7 @@ final class LogRecordBuffer {
   static final long NO_POSITION = -1;
 
   private final MergeSpec spec;
-  private final Map<String, Entry> entries = new LinkedHashMap<>();
+  private final Map<UTF8String, Entry> entries = new LinkedHashMap<>();
   /** The record key at each position the logs name; null once a record was merged by key. */
   private PositionKeys keyAt = new PositionKeys();
 
@@ -56,9 +60,9 @@ final class LogRecordBuffer {
   }
 
   void addRecord(InternalRow row, long position) {
-    String key = spec.key(row);
-    remember(position, key);
     InternalRow copy = row.copy();
+    UTF8String key = spec.key(copy); // of the copy: the row given may reuse its buffers for the next record
+    remember(position, key);
     Entry e = spec.isSoftDeleted(copy)
       ? new Entry(null, spec.ordering(copy), false)
       : new Entry(copy, spec.ordering(copy), false);
@@ -67,12 +71,13 @@ final class LogRecordBuffer {
 
   @SuppressWarnings("rawtypes")
   void addDelete(String key, Comparable ordering, long position) {
-    remember(position, key);
+    UTF8String bytes = key == null ? null : UTF8String.fromString(key);
+    remember(position, bytes);
     boolean natural = ordering == null || isDefault(ordering);
-    put(key, new Entry(null, natural ? null : ordering, natural));
+    put(bytes, new Entry(null, natural ? null : ordering, natural));
   }
 
-  private void remember(long position, String key) {
+  private void remember(long position, UTF8String key) {
     if (position == NO_POSITION) {
       keyAt = null; // this key may be at any base row: read every base row's key
     } else if (keyAt != null && key != null) {
@@ -80,7 +85,7 @@ final class LogRecordBuffer {
     }
   }
 
-  private void put(String key, Entry newer) {
+  private void put(UTF8String key, Entry newer) {
     Entry older = entries.get(key);
     if (older == null || newerWins(newer, older)) {
       entries.put(key, newer);
@@ -113,7 +118,7 @@ final class LogRecordBuffer {
    * entry. A base row no log record names passes as it is, unless soft-deleted.
    */
   InternalRow mergeBase(InternalRow base, long position) {
-    String key = keyAt != null ? keyAt.get(position) : spec.key(base);
+    UTF8String key = keyAt != null ? keyAt.get(position) : spec.key(base);
     Entry log = key == null ? null : entries.remove(key);
     if (log == null) {
       return spec.isSoftDeleted(base) ? null : base;
@@ -137,7 +142,7 @@ final class LogRecordBuffer {
   interface Sink {
     void record(InternalRow row);
 
-    void delete(String key, Object ordering);
+    void delete(UTF8String key, Object ordering);
   }
 
   /** Every key's surviving version in log order, deletes included (what a log compaction writes). */

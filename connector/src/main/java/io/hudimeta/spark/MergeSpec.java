@@ -3,7 +3,9 @@ package io.hudimeta.spark;
 import java.io.Serializable;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * How records of one file group are merged: the positions of the record key, the ordering field
@@ -37,9 +39,18 @@ final class MergeSpec implements Serializable {
     return -1;
   }
 
-  String key(InternalRow row) {
+  /**
+   * The row's record key; a string key is the row's own bytes (a view of a column vector's buffer for a base row,
+   * so it is only looked up with, never kept).
+   */
+  UTF8String key(InternalRow row) {
     // the key column is _hoodie_record_key, or the key field itself in tables without meta fields
-    return row.isNullAt(keyIndex) ? null : String.valueOf(row.get(keyIndex, keyType));
+    if (row.isNullAt(keyIndex)) {
+      return null;
+    }
+    return keyType instanceof StringType
+      ? row.getUTF8String(keyIndex)
+      : UTF8String.fromString(String.valueOf(row.get(keyIndex, keyType)));
   }
 
   @SuppressWarnings({ "unchecked", "rawtypes" })

@@ -1,6 +1,7 @@
 package io.hudimeta.spark;
 
 import java.util.Arrays;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Record keys by base-file row position: an open-addressing map from non-negative longs, so a positional merge
@@ -11,10 +12,10 @@ final class PositionKeys {
   private static final long FREE = -1; // positions are never negative
 
   private long[] positions = newSlots(16);
-  private String[] keys = new String[16];
+  private UTF8String[] keys = new UTF8String[16];
   private int size;
 
-  void put(long position, String key) {
+  void put(long position, UTF8String key) {
     if (2 * (size + 1) > positions.length) {
       grow();
     }
@@ -27,7 +28,7 @@ final class PositionKeys {
   }
 
   /** The key at {@code position}, or null. */
-  String get(long position) {
+  UTF8String get(long position) {
     return keys[slot(positions, position)];
   }
 
@@ -44,9 +45,9 @@ final class PositionKeys {
 
   private void grow() {
     long[] oldPositions = positions;
-    String[] oldKeys = keys;
+    UTF8String[] oldKeys = keys;
     positions = newSlots(oldPositions.length * 2);
-    keys = new String[oldPositions.length * 2];
+    keys = new UTF8String[oldPositions.length * 2];
     for (int j = 0; j < oldPositions.length; j++) {
       if (oldPositions[j] != FREE) {
         int i = slot(positions, oldPositions[j]);
