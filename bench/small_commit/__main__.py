@@ -1,7 +1,8 @@
 """Small commits (issue 17): one 100-row upsert of existing keys into a 10,000-row table of 3 partitions - pyhudi
 (SIMPLE index, and RECORD_INDEX) through the driver-side small-batch write and through the executors
-(pyhudi.write.small.batch.max.records=0), COW and MOR, next to delta-rs merging the same rows into the same table;
-median of 7 commits after 2 warm-ups, and Spark jobs per commit.
+(pyhudi.write.small.batch.max.records=0), COW and MOR, next to delta-rs merging the same rows into the same table
+and to Spark alone bringing the batch to the driver (one job: what any writer on Spark pays first); median of 7
+commits after 2 warm-ups, and Spark jobs per commit.
 
     python -m bench.small_commit            # writes bench/results/small_commit/report.md (about 2 minutes)
 """
@@ -55,6 +56,18 @@ def _pyhudi(spark, table_type: str, limit: str, index: str = "SIMPLE") -> tuple[
     return statistics.median(times), statistics.median(jobs)
 
 
+def _floor(spark) -> tuple[float, float]:
+    """What any Spark writer pays before writing: the 100-row input brought to the driver (one job)."""
+    ddl = "id string, ts long, region string, v double"
+    times = []
+    for r in range(WARMUP + RUNS):
+        start = time.perf_counter()
+        spark.createDataFrame(_batch(r), ddl).toArrow()
+        if r >= WARMUP:
+            times.append(time.perf_counter() - start)
+    return statistics.median(times), 1
+
+
 def _delta_rs() -> float:
     import deltalake
 
@@ -81,6 +94,7 @@ def main() -> None:
     out = {f"pyhudi {tt} {index} {label}": _pyhudi(spark, tt, limit, index)
            for index in ("SIMPLE", "RECORD_INDEX") for tt in ("COPY_ON_WRITE", "MERGE_ON_READ")
            for label, limit in (("small-batch write in the driver", "10000"), ("executors", "0"))}
+    out["Spark alone: the input collected to the driver (the floor of a Spark writer)"] = _floor(spark)
     out["delta-rs merge"] = (_delta_rs(), 0)
     lines = ["# Small commits: one 100-row upsert into a 10,000-row table", "",
              f"Command: `python -m bench.small_commit`, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}; "
