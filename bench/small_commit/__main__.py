@@ -17,6 +17,7 @@ import pyarrow as pa
 WORK = os.path.join(tempfile.gettempdir(), "pyhudi-bench", "small_commit")
 OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "small_commit")
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("region", pa.string()), ("v", pa.float64())])
+DDL = "id string, ts long, region string, v double"  # SCHEMA as Spark DDL
 REGIONS = ("a", "b", "c")
 WARMUP, RUNS = 2, 7
 
@@ -33,7 +34,6 @@ def _batch(r: int) -> list[tuple]:
 def _pyhudi(spark, table_type: str, limit: str, index: str = "SIMPLE") -> tuple[float, float]:
     from pyhudi.write.hudi_table import HudiTable
 
-    tracker = spark.sparkContext.statusTracker()
     path = os.path.join(WORK, f"{table_type}_{limit}_{index}")
     shutil.rmtree(path, ignore_errors=True)
     table = HudiTable(spark, path, {
@@ -42,30 +42,28 @@ def _pyhudi(spark, table_type: str, limit: str, index: str = "SIMPLE") -> tuple[
         "hoodie.datasource.write.table.type": table_type, "hoodie.compact.inline": "false",
         "pyhudi.write.small.batch.max.records": limit, "hoodie.index.type": index,
         "hoodie.metadata.record.index.enable": str(index == "RECORD_INDEX").lower()})
-    ddl = "id string, ts long, region string, v double"
-    table.insert(spark.createDataFrame(_base(), ddl))
-    times, jobs = [], []
-    for r in range(WARMUP + RUNS):
-        df = spark.createDataFrame(_batch(r), ddl)
-        first = max(tracker.getJobIdsForGroup(None), default=-1)
-        start = time.perf_counter()
-        table.upsert(df)
-        if r >= WARMUP:
-            times.append(time.perf_counter() - start)
-            jobs.append(max(tracker.getJobIdsForGroup(None), default=-1) - first)
-    return statistics.median(times), statistics.median(jobs)
+    table.insert(spark.createDataFrame(_base(), DDL))
+    return _timed(spark, table.upsert)
 
 
 def _floor(spark) -> tuple[float, float]:
     """What any Spark writer pays before writing: the 100-row input brought to the driver (one job)."""
-    ddl = "id string, ts long, region string, v double"
-    times = []
+    return _timed(spark, lambda df: df.toArrow())
+
+
+def _timed(spark, action) -> tuple[float, float]:
+    """Median time and Spark jobs of `action` on each batch as a DataFrame (made outside the timing)."""
+    tracker = spark.sparkContext.statusTracker()
+    times, jobs = [], []
     for r in range(WARMUP + RUNS):
+        df = spark.createDataFrame(_batch(r), DDL)
+        first = max(tracker.getJobIdsForGroup(None), default=-1)
         start = time.perf_counter()
-        spark.createDataFrame(_batch(r), ddl).toArrow()
+        action(df)
         if r >= WARMUP:
             times.append(time.perf_counter() - start)
-    return statistics.median(times), 1
+            jobs.append(max(tracker.getJobIdsForGroup(None), default=-1) - first)
+    return statistics.median(times), statistics.median(jobs)
 
 
 def _delta_rs() -> float:
