@@ -128,7 +128,7 @@ def _details(doc: dict) -> list[str]:
 
 def _comparison(doc: dict) -> list[str]:
     ok = _ok(doc)
-    pairs = [(a, b) for a, b in (("on", "off"), ("on-parquet", "off-parquet")) if a in ok and b in ok]
+    pairs = [(a, b) for a, b in (("on", "off"), ("on-parquet", "off-parquet"), ("on-mdt", "off")) if a in ok and b in ok]
     if not pairs:
         return []
     L = ["## ON over OFF", "", "| block format | commit median | last-20 median | data files | data bytes | snapshot read |",
@@ -140,7 +140,7 @@ def _comparison(doc: dict) -> list[str]:
             u, w = f(x), f(y)
             return f"{u / w:.2f}x" if u is not None and w else "-"
 
-        L.append(f"| {'parquet' if 'parquet' in a else 'avro'} | {r(lambda v: v['commit_summary']['median'])} | "
+        L.append(f"| {'parquet' if 'parquet' in a else 'avro'}{', filters in the metadata table' if 'mdt' in a else ''} | {r(lambda v: v['commit_summary']['median'])} | "
                  f"{r(lambda v: v['commit_summary']['last_median'])} | {r(lambda v: v['files']['data_files'])} | "
                  f"{r(lambda v: v['files']['data_bytes'])} | {r(lambda v: v['reads']['snapshot'].get('median'))} |")
     return L + [""]
@@ -172,7 +172,7 @@ def write_plot(doc: dict, out: str) -> str | None:
     ok = _ok(doc)
     if not ok:
         return None
-    colors = {"on": "#d62728", "off": "#1f77b4", "on-parquet": "#ff7f0e", "off-parquet": "#17becf"}
+    colors = {"on": "#d62728", "off": "#1f77b4", "on-parquet": "#ff7f0e", "off-parquet": "#17becf", "on-mdt": "#2ca02c"}
     fig, ax = plt.subplots(figsize=(10, 5.5))
     for name, v in ok.items():
         xs = [c["commit"] for c in v["commits"]]

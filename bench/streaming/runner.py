@@ -54,7 +54,11 @@ VARIANTS = {
     "off": ("log index off, avro blocks", False, "avro"),
     "on-parquet": ("log index on, parquet blocks", True, "parquet"),
     "off-parquet": ("log index off, parquet blocks", False, "parquet"),
+    "on-mdt": ("log index on, avro blocks, log files' bloom filters in the metadata table", True, "avro"),
 }
+# variant -> its own options: the metadata table's bloom_filters partition, which holds a filter of each log file
+# under log-file indexing, so lookups skip the log files it excludes without opening them
+VARIANT_OPTIONS = {"on-mdt": {"hoodie.metadata.index.bloom.filter.enable": "true"}}
 
 
 def variant_options(name: str, index_type: str = INDEX_TYPE, log_index_key: str = LOG_INDEX_KEY,
@@ -65,7 +69,7 @@ def variant_options(name: str, index_type: str = INDEX_TYPE, log_index_key: str 
     opts = {**BASE_OPTIONS, "hoodie.index.type": index_type, BLOCK_FORMAT_KEY: fmt}
     if on:
         opts[log_index_key] = "true"
-    return {**opts, **(extra or {})}
+    return {**opts, **VARIANT_OPTIONS.get(name, {}), **(extra or {})}
 
 
 # ---------------------------------------------------------------- data

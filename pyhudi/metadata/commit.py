@@ -124,11 +124,14 @@ def _column_stats(change: DataInstant, cols: list[str] | None, new_stats: dict) 
 
 
 def _bloom_filters(change: DataInstant) -> list[MetadataRecord]:
+    """The written files' bloom filters (base files; log files under log-file indexing, RFC-06: Apache Hudi
+    looks up base file names only), and tombstones for the deleted ones."""
     out = [bloom_filter_record(s.partition, posixpath.basename(s.path), change.instant, s.bloom,
                                s.bloom_type or change.bloom_type)
-           for s in change.written() if not s.is_log and s.bloom]
+           for s in change.written() if s.bloom]
     for p, names in change.deleted.items():
-        out += [bloom_filter_record(p, n, change.instant, None, deleted=True) for n in names if file_names.is_base(n)]
+        out += [bloom_filter_record(p, n, change.instant, None, deleted=True) for n in names
+                if file_names.is_base(n) or file_names.is_log(n)]
     return out
 
 

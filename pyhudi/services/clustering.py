@@ -36,8 +36,7 @@ from pyhudi.table.file_slices import FileSlice
 from pyhudi.table.pending_plans import clustering_slices, held_file_groups, requested_plan
 from pyhudi.table.timeline import Instant
 from pyhudi.table.write_stat import by_partition
-from pyhudi.write import record_index, simple_index, view
-from pyhudi.write.client import write_groups
+from pyhudi.write import executor, record_index, simple_index, view
 from pyhudi.write.executor import BASE, FG, OLD, OP, SORT, WriteTask
 from pyhudi.write.schema_evolution import current_schema
 
@@ -206,7 +205,7 @@ def _write(spark: SparkSession, table: ServiceTable, instant: str, groups: list[
     writer_schema = avro_schema.to_json(avro_schema.with_meta_fields(avro_schema.to_writer_style(schema)))
     task = WriteTask(table.uri, instant, writer_schema, "COPY_ON_WRITE", None, False,
                      o.LOG_BLOCK_FORMAT.get(options), o.COMPRESSION.get(options), sort_by=sort_by)
-    return write_groups(work, task, max(1, len(outputs)))
+    return executor.write_groups(work, task, max(1, len(outputs)))
 
 
 # ---- entry points ------------------------------------------------------------------------------

@@ -37,8 +37,7 @@ from pyhudi.table.file_slices import FileSlice
 from pyhudi.table.pending_plans import held_file_groups, requested_plan
 from pyhudi.table.timeline import Instant, parse_instant_time
 from pyhudi.table.write_stat import by_partition
-from pyhudi.write import simple_index, view
-from pyhudi.write.client import write_groups
+from pyhudi.write import executor, simple_index, view
 from pyhudi.write.executor import BASE, DELETE, FG, OLD, OP, UPDATE, WriteTask
 from pyhudi.write.schema_evolution import current_schema
 
@@ -199,7 +198,7 @@ def _write_slices(spark: SparkSession, table: ServiceTable, instant: Instant, op
     task = WriteTask(table.uri, instant.requested_time, writer_schema, "MERGE_ON_READ", ordering, False,
                      o.LOG_BLOCK_FORMAT.get(options), o.COMPRESSION.get(options))
     tasks = o.UPSERT_PARALLELISM.get(options) or 2 * spark.sparkContext.defaultParallelism
-    return write_groups(work, task, tasks)
+    return executor.write_groups(work, task, tasks)
 
 
 # ---- entry points ------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ class WriteStat:
     max_key: str | None = None
     base_file: str = ""               # a log file's base file ("" when its group has none)
     column_stats: str | None = None   # JSON from pyhudi.metadata.stats.column_stats_json
-    bloom: str | None = None          # Base64 bloom filter of a base file
+    bloom: str | None = None          # Base64 bloom filter of a base file (of a log file: log-file indexing)
     bloom_type: str | None = None     # None: the metadata writer's default
     cdc_path: str | None = None       # the CDC log file written beside a rewritten base file
     cdc_size: int | None = None       # its bytes

@@ -2,21 +2,26 @@
 only those files whose key range and bloom filter may hold one of the batch's keys of their partition.
 Each executor task takes a share of the touched partitions' file slices and checks them itself: base
 files by their footer (hoodie_min/max_record_key, the bloom filter), and, with log-file indexing
-(pyhudi.bloom.index.log.files.enable, RFC-06), their log blocks: a Parquet data block by the same footer
-keys inside its content, any other block by reading its keys. Blocks and files that cannot hold a key are
-skipped, and counted."""
+(pyhudi.bloom.index.log.files.enable, RFC-06), their log files: first by the log file's bloom filter in the
+metadata table's bloom_filters partition (written for each log file under log-file indexing; fetched once per
+write, see log_filters), then block by block: a Parquet data block by the same footer keys inside its content,
+any other block by reading its keys. Files and blocks that cannot hold a key are skipped, and counted."""
 from __future__ import annotations
 
 import io
+import json
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 
 from pyhudi import log as lf
+from pyhudi.basefile import bloom
 from pyhudi.basefile import parquet as base_file
+from pyhudi.metadata.keys import BLOOM_FILTERS
+from pyhudi.metadata.layout import completed_partitions
 from pyhudi.storage import Storage
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.write.config import WriteConfig
@@ -30,11 +35,13 @@ COUNTERS = ("files_checked", "files_skipped", "blocks_checked", "blocks_skipped"
 
 @dataclass(frozen=True)
 class Lookup:
-    """What each task needs: the table, the batch's keys per partition, and which summaries to trust."""
+    """What each task needs: the table, the batch's keys per partition, which summaries to trust, and the log
+    files' bloom filters from the metadata table (log_filters)."""
     base_uri: str
     keys: dict[str, list[str]]
     prune_by_ranges: bool
     log_files: bool
+    log_filters: dict[str, dict[str, dict]] = field(default_factory=dict)
 
 
 class Counters:
@@ -50,13 +57,33 @@ class Counters:
         return {name: acc.value for name, acc in self._acc.items()}
 
 
+def log_filters(spark: SparkSession, path: str, options: dict[str, str], cfg: WriteConfig, props: dict[str, str],
+                plan) -> dict[str, dict[str, dict]]:
+    """partition -> {log file name: {"type", "filter"}}: the bloom filters the metadata table's bloom_filters
+    partition holds of the log files of the plan's slices in the partitions it writes (one lookup in the driver),
+    under log-file indexing. None for a file written without it, or when the metadata table lags: such files are
+    read."""
+    if not (cfg.bloom_log_files and BLOOM_FILTERS in completed_partitions(props)):
+        return {}
+    files: dict[str, list[str]] = {}
+    for s in plan.slices:
+        if s.partition in plan.partitions and s.logs:
+            files.setdefault(s.partition, []).extend(s.logs)
+    if not files:
+        return {}
+    return json.loads(spark._jvm.io.hudimeta.index.BloomFilters.filtersJson(
+        path, {k: str(v) for k, v in options.items()}, json.dumps(files)))
+
+
 def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, incoming: DataFrame,
-                  slices: list[FileSlice], counters: Counters) -> DataFrame:
-    """(_hudi_k key, _hudi_p partition, FG file id) of the incoming keys some file group holds."""
+                  slices: list[FileSlice], counters: Counters,
+                  filters: dict[str, dict[str, dict]] | None = None) -> DataFrame:
+    """(_hudi_k key, _hudi_p partition, FG file id) of the incoming keys some file group holds. `filters`: the
+    log files' bloom filters (log_filters)."""
     keys: dict[str, list[str]] = {}
     for key, partition in incoming.select("_hoodie_record_key", "_hoodie_partition_path").collect():
         keys.setdefault(partition, []).append(key)
-    lookup = Lookup(path, keys, cfg.bloom_prune_by_ranges, cfg.bloom_log_files)
+    lookup = Lookup(path, keys, cfg.bloom_prune_by_ranges, cfg.bloom_log_files, filters or {})
     rows = [(s.partition, s.file_id, s.base, list(s.logs)) for s in slices if s.partition in keys]
     if not rows:
         return spark.createDataFrame([], FOUND_DDL)
@@ -81,8 +108,10 @@ def slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: C
     if s["base"]:
         held |= _base_file_keys(posixpath.join(folder, s["base"]), candidates, lookup, storage, counters)
     if lookup.log_files:
+        filters = lookup.log_filters.get(partition, {})
         for name in s["logs"]:
-            held |= _log_file_keys(posixpath.join(folder, name), candidates, lookup, storage, counters)
+            held |= _log_file_keys(posixpath.join(folder, name), filters.get(name), candidates, lookup, storage,
+                                   counters)
     return [{"_hudi_k": k, "_hudi_p": partition, FG: s["file_id"]} for k in held]
 
 
@@ -99,10 +128,18 @@ def _base_file_keys(path: str, candidates: list[str], lookup: Lookup, storage: S
     return set(maybe) & set(keys.to_pylist())
 
 
-def _log_file_keys(path: str, candidates: list[str], lookup: Lookup, storage: Storage,
+def _log_file_keys(path: str, summary: dict | None, candidates: list[str], lookup: Lookup, storage: Storage,
                    counters: Counters) -> set[str]:
-    """Candidates some data block of the log file holds (a key only deleted there is not held)."""
+    """Candidates some data block of the log file holds (a key only deleted there is not held); only those its
+    bloom filter in the metadata table (`summary`) does not exclude, and the file is not opened when it excludes
+    them all."""
     counters.add("files_checked")
+    if summary is not None:
+        filtered = bloom.parse_bloom_filter(summary["filter"], summary["type"]).might_contain_all(candidates)
+        candidates = [k for k, hit in zip(candidates, filtered) if hit]
+        if not candidates:
+            counters.add("files_skipped")
+            return set()
     held: set[str] = set()
     for block in lf.read_blocks(storage.read(path), path):
         if block.block_type not in (lf.BlockType.AVRO_DATA, lf.BlockType.PARQUET_DATA):

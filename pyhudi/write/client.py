@@ -47,7 +47,7 @@ from pyhudi.write import (
     view,
 )
 from pyhudi.write.config import WriteConfig
-from pyhudi.write.executor import FG, WriteTask
+from pyhudi.write.executor import WriteTask
 from pyhudi.write.index_changes import IndexChanges
 from pyhudi.write.placement import ClusteringConflictError
 from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
@@ -73,14 +73,6 @@ class _Plan:
     records: int = 0
     batch: pa.Table | None = None  # a small batch, in the driver (pyhudi.write.small_batch)
     hits: small_batch.Hits | None = None  # where the record index holds its keys (None: not asked)
-
-
-def write_groups(work: DataFrame, task: WriteTask, tasks: int) -> list[WriteStat]:
-    """Rows tagged with their file group (FG, OP, BASE) written by one executor call per file group, in
-    `tasks` tasks; the write stats of every file written."""
-    out = (work.repartition(tasks, FG).groupBy(FG)
-           .applyInArrow(lambda t: executor.write_group(t, task), executor.STATS_DDL))
-    return [WriteStat.from_row(r.asDict()) for r in out.collect()]
 
 
 class Writer:
@@ -383,7 +375,7 @@ class Writer:
             if cfg.index_type == "BLOOM" and plan.records <= bloom_index.MAX_RECORDS:
                 self.lookups = bloom_index.Counters(self.spark)
                 existing = bloom_index.existing_keys(self.spark, self.path, cfg, plan.incoming, plan.slices,
-                                                     self.lookups)
+                                                     self.lookups, self._log_filters(plan))
             else:  # a batch too big to hand every task its keys reads them all
                 existing = simple_index.existing_keys(self.spark, self.path, cfg, plan.partitions)
         return simple_index.tag(plan.incoming, existing, cfg, plan.records)
@@ -429,12 +421,15 @@ class Writer:
             log.info("bloom index lookup of %s: %s", self.path, self.lookups.values())
         return stats, replaced
 
+    def _log_filters(self, plan: _Plan) -> dict[str, dict[str, dict]]:
+        return bloom_index.log_filters(self.spark, self.path, self.options, self.cfg, self.props, plan)
+
     def _small_write(self, plan: _Plan, instant: str, writer_schema: str) -> list[WriteStat]:
         """The write of a small batch in the driver (its record-level index changes noted)."""
         cfg = self.cfg
         small = placement.SmallFiles(cfg, plan.slices, self._held(), cfg.inserts_to_logs, self._base_size)
         stats, tagged = small_batch.write(plan.batch, plan.slices, cfg, self._task(instant, writer_schema), small,
-                                          self.path, self._held_by_clustering(), plan.hits)
+                                          self.path, self._held_by_clustering(), plan.hits, self._log_filters(plan))
         if cfg.maintains_record_index:
             self._note_key_changes(small_batch.as_frame(self.spark, tagged), {}, in_driver=True)
         return stats
@@ -469,8 +464,8 @@ class Writer:
         """Every file group's files written by one executor call each; their write stats."""
         # copy-on-write rewrites every group it touches, merge-on-read the small base-only groups taking inserts
         # (unless inserts go to log files): the executors merge the base files themselves
-        return write_groups(placement.with_base_files(self.spark, tagged, slices), self._task(instant, writer_schema),
-                            self._tasks())
+        return executor.write_groups(placement.with_base_files(self.spark, tagged, slices),
+                                     self._task(instant, writer_schema), self._tasks())
 
     def _task(self, instant: str, writer_schema: str) -> WriteTask:
         cfg = self.cfg

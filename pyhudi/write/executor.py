@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -13,12 +14,16 @@ import pyarrow.parquet as pq
 from pyhudi import log as lf
 from pyhudi import metadata
 from pyhudi.avro import schema as avro_schema
+from pyhudi.basefile import bloom
 from pyhudi.basefile import parquet as base_file
 from pyhudi.log.ordering import ordering_type_for_avro
 from pyhudi.storage import Storage
 from pyhudi.table.file_names import BaseFileName, LogFileName
 from pyhudi.table.write_stat import WriteStat
 from pyhudi.write import cdc
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 FG, OP, BASE, SORT = "_hudi_fg", "_hudi_op", "_hudi_base", "_hudi_sort"
 # a log compaction's rows: the instants it merged (the connector's LogCompactionReader fills it)
@@ -60,7 +65,16 @@ class WriteTask:
     # (its slice has no log files); services hand every row over themselves (OP = O)
     merge_base_file: bool = False
     record_positions: bool = False  # log blocks of updates and deletes carry their base-file row positions
-    key_summaries: bool = False  # Parquet log blocks carry a bloom filter and min/max keys (RFC-06)
+    # log-file indexing (RFC-06): Parquet log blocks carry a bloom filter and min/max keys in their footer, and
+    # each log file's keys get a bloom filter for the metadata table's bloom_filters partition
+    key_summaries: bool = False
+
+
+def write_groups(work: DataFrame, task: WriteTask, tasks: int) -> list[WriteStat]:
+    """Rows tagged with their file group (FG, OP, BASE) written by one write_group call per file group, in
+    `tasks` tasks; the write stats of every file written."""
+    out = work.repartition(tasks, FG).groupBy(FG).applyInArrow(lambda t: write_group(t, task), STATS_DDL)
+    return [WriteStat.from_row(r.asDict()) for r in out.collect()]
 
 
 def task_write_token() -> str:
@@ -321,12 +335,22 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     marker(storage, base, task, partition, name, "APPEND")
     storage.write(posixpath.join(base, rel), data)
     lo, hi = base_file.java_min_max(table.column("_hoodie_record_key"))
+    summary = _log_bloom(log_rows) if task.key_summaries and log_rows is not None else None
     return stats_table(WriteStat(
         partition=partition, file_id=fg, path=rel, prev_commit=task.instant, num_writes=upserts.num_rows,
         num_update_writes=upserts.num_rows, num_deletes=deletes.num_rows, file_size=len(data), min_key=lo,
         max_key=hi, is_log=True, base_file=table.column(BASE)[0].as_py() or "",
         column_stats=metadata.column_stats_json(log_rows) if log_rows is not None else None,
+        bloom=summary, bloom_type=bloom.DYNAMIC_V0 if summary else None,
         num_inserts=pc.sum(pc.equal(table.column(OP), INSERT)).as_py() or 0))
+
+
+def _log_bloom(log_rows: pa.Table) -> str:
+    """The Base64 bloom filter of the keys a log file's data block holds, sized to them (its deletes hold no
+    key): the log file's entry in the metadata table's bloom_filters partition."""
+    bf = bloom.create_bloom_filter(bloom.DYNAMIC_V0, max(log_rows.num_rows, 1))
+    bf.add_all(log_rows.column("_hoodie_record_key").combine_chunks())
+    return bf.serialize()
 
 
 def _base_positions(table: pa.Table, task: WriteTask, storage: Storage, base: str, partition: str

@@ -1,9 +1,11 @@
 """hoodie.index.type=BLOOM (pyhudi.write.bloom_index): keys found by reading only files whose key range and bloom
 filter may hold them; with log-file indexing (pyhudi.bloom.index.log.files.enable, RFC-06) merge-on-read inserts join
-log files, whose Parquet data blocks carry key summaries that lookups use to skip them. Tables read the same through
+log files, whose Parquet data blocks carry key summaries, and whose bloom filters the metadata table keeps: lookups use
+both to skip them. Tables read the same through
 the connector and hudi-rs."""
 import ast
 import io
+import json
 import logging
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pyhudi.basefile.bloom import parse_bloom_filter
 from pyhudi.basefile.parquet import read_footer_keys
 from pyhudi.log import BlockType, read_log_file
 from pyhudi.write.hudi_table import HudiTable
@@ -111,3 +114,42 @@ def test_without_log_file_indexing_inserts_stay_out_of_log_files(spark, tmp_path
     assert [r["_hoodie_record_key"] for b in logs for r in b.records()] == ["k001"]
     assert _state(table) == {**{f"k{i:03d}": 1 for i in range(20)}, "k001": 2, "n001": 2} == _hudi_rs(path)
     assert pq.read_table(next(Path(path, "eu").glob("*.parquet"))).num_rows >= 1
+
+
+def _mdt_log_filters(spark, path, partition="eu") -> dict:
+    """The bloom_filters partition's filters of the partition's log files on storage (and of those named)."""
+    names = [f.name for f in Path(path, partition).glob(".*.log.*")]
+    found = spark._jvm.io.hudimeta.index.BloomFilters.filtersJson(path, {}, json.dumps({partition: names}))
+    return json.loads(found).get(partition, {})
+
+
+@pytest.mark.parametrize("block_format", ["avro", "parquet"])
+def test_log_files_bloom_filters_in_the_metadata_table_let_lookups_skip_them_unopened(spark, tmp_path, caplog,
+                                                                                       block_format):
+    caplog.set_level(logging.INFO, logger="pyhudi.write.client")
+    path = str(tmp_path / block_format)
+    table = HudiTable(spark, path, {**OPTS, **LOG_INDEXING, "hoodie.logfile.data.block.format": block_format,
+                                    "hoodie.metadata.index.bloom.filter.enable": "true"})
+    table.insert(_rows(spark, [f"k{i:03d}" for i in range(20)], 1))
+    table.upsert(_rows(spark, ["n001", "n002", "k003"], 2))  # a log file holding n001, n002 and k003
+    _lookup(caplog)
+    ((log_name, entry),) = _mdt_log_filters(spark, path).items()
+    held = parse_bloom_filter(entry["filter"], entry["type"])
+    assert entry["type"] == "DYNAMIC_V0" and held.might_contain_all(["n001", "n002", "k003"]) == [True] * 3
+    assert not any(held.might_contain_all([f"k{i:03d}" for i in range(20) if i != 3]))
+    table.upsert(_rows(spark, ["k010"], 3))  # the log file's filter excludes k010: it is not opened
+    counts = _lookup(caplog)
+    assert counts["files_checked"] == 2 and counts["files_skipped"] == 1 and counts["blocks_checked"] == 0
+    table.upsert(_rows(spark, ["n002"], 4))  # only the log file holds it: read, and an update (no second record)
+    counts = _lookup(caplog)
+    assert counts["blocks_checked"] >= 1 and counts["keys_read"] >= 3
+    want = {**{f"k{i:03d}": 1 for i in range(20)}, "k003": 2, "n001": 2, "n002": 4, "k010": 3}
+    assert _state(table) == want == _hudi_rs(path)
+    assert table.read().count() == len(want)
+    # compacted and cleaned away, the log files' filters are gone from the metadata table (tombstones)
+    table.compact()
+    table.clean({"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.cleaner.fileversions.retained": "1"})
+    assert not list(Path(path, "eu").glob(".*.log.*"))
+    found = spark._jvm.io.hudimeta.index.BloomFilters.filtersJson(path, {}, json.dumps({"eu": [log_name]}))
+    assert json.loads(found) == {}
+    assert _state(table) == want == _hudi_rs(path)
