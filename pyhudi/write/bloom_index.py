@@ -4,14 +4,15 @@ Each executor task takes a share of the touched partitions' file slices and chec
 files by their footer (hoodie_min/max_record_key, the bloom filter), and, with log-file indexing
 (pyhudi.bloom.index.log.files.enable, RFC-06), their log files: first by the log file's bloom filter in the
 metadata table's bloom_filters partition (written for each log file under log-file indexing; fetched once per
-write, see log_filters), then block by block: a Parquet data block by the same footer keys inside its content,
-any other block by reading its keys. Files and blocks that cannot hold a key are skipped, and counted."""
+write by the driver, log_filters, each slice's own handed to the task checking it), then block by block: a
+Parquet data block by the same footer keys inside its content, any other block by reading its keys. Files and
+blocks that cannot hold a key are skipped, and counted."""
 from __future__ import annotations
 
 import io
 import json
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -29,19 +30,19 @@ from pyhudi.write.executor import FG
 
 MAX_RECORDS = 1_000_000  # batches up to this size hand every task their keys; bigger ones read every key
 FOUND_DDL = f"_hudi_k string, _hudi_p string, {FG} string"
-SLICES_DDL = "partition string, file_id string, base string, logs array<string>"
+# a slice to check; log_filters: its log files' bloom filters from the metadata table (each task gets its own)
+SLICES_DDL = ("partition string, file_id string, base string, logs array<string>, "
+              "log_filters map<string, struct<type: string, filter: string>>")
 COUNTERS = ("files_checked", "files_skipped", "blocks_checked", "blocks_skipped", "keys_read")
 
 
 @dataclass(frozen=True)
 class Lookup:
-    """What each task needs: the table, the batch's keys per partition, which summaries to trust, and the log
-    files' bloom filters from the metadata table (log_filters)."""
+    """What each task needs: the table, the batch's keys per partition, and which summaries to trust."""
     base_uri: str
     keys: dict[str, list[str]]
     prune_by_ranges: bool
     log_files: bool
-    log_filters: dict[str, dict[str, dict]] = field(default_factory=dict)
 
 
 class Counters:
@@ -83,8 +84,8 @@ def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, incoming: Da
     keys: dict[str, list[str]] = {}
     for key, partition in incoming.select("_hoodie_record_key", "_hoodie_partition_path").collect():
         keys.setdefault(partition, []).append(key)
-    lookup = Lookup(path, keys, cfg.bloom_prune_by_ranges, cfg.bloom_log_files, filters or {})
-    rows = [(s.partition, s.file_id, s.base, list(s.logs)) for s in slices if s.partition in keys]
+    lookup = Lookup(path, keys, cfg.bloom_prune_by_ranges, cfg.bloom_log_files)
+    rows = [slice_row(s, filters or {}) for s in slices if s.partition in keys]
     if not rows:
         return spark.createDataFrame([], FOUND_DDL)
     tasks = max(1, min(len(rows), 2 * spark.sparkContext.defaultParallelism))
@@ -101,6 +102,13 @@ def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, incoming: Da
 _FOUND_SCHEMA = pa.schema([("_hudi_k", pa.string()), ("_hudi_p", pa.string()), (FG, pa.string())])
 
 
+def slice_row(s: FileSlice, filters: dict[str, dict[str, dict]]) -> dict:
+    """A slice as slice_hits takes it (a row of SLICES_DDL), with its log files' filters (log_filters)."""
+    held = filters.get(s.partition, {})
+    return {"partition": s.partition, "file_id": s.file_id, "base": s.base, "logs": list(s.logs),
+            "log_filters": {name: held[name] for name in s.logs if name in held}}
+
+
 def slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: Counters) -> list[dict]:
     partition, candidates = s["partition"], lookup.keys[s["partition"]]
     folder = posixpath.join(base, partition) if partition else base
@@ -108,7 +116,7 @@ def slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: C
     if s["base"]:
         held |= _base_file_keys(posixpath.join(folder, s["base"]), candidates, lookup, storage, counters)
     if lookup.log_files:
-        filters = lookup.log_filters.get(partition, {})
+        filters = dict(s.get("log_filters") or ())  # a dict, or the pairs Arrow gives a map as
         for name in s["logs"]:
             held |= _log_file_keys(posixpath.join(folder, name), filters.get(name), candidates, lookup, storage,
                                    counters)

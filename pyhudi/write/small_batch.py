@@ -9,6 +9,7 @@ simple index's merged read sees their keys), new records placed by Hudi's small-
 from __future__ import annotations
 
 import json
+import logging
 
 import numpy as np
 import pyarrow as pa
@@ -22,6 +23,7 @@ from pyhudi.write import bloom_index, executor, placement
 from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OP, SQL_DELETE, UPDATE, WriteTask
 
+log = logging.getLogger(__name__)
 MAX_SLICES = 200  # more file slices in the touched partitions: their footers are read by executor tasks
 Hits = dict[tuple[str, str], str]  # (record key, partition) -> the file group holding it
 MAX_BYTES = 64 << 20  # inputs Spark's plan sizes bigger than this are not tried as small batches
@@ -144,15 +146,15 @@ def _tagged(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, base_uri
         keys.setdefault(p, []).append(k)
     found: Hits = dict(hits or {})
     if cfg.operation != "insert" and hits is None:
-        lookup = bloom_index.Lookup(base_uri, keys, cfg.bloom_prune_by_ranges, log_files=True,
-                                    log_filters=log_filters)
+        lookup = bloom_index.Lookup(base_uri, keys, cfg.bloom_prune_by_ranges, log_files=True)
         storage, base = Storage.for_uri(base_uri)
         counters = _Counts()
         for s in slices:
             if s.partition in keys:
-                row = {"partition": s.partition, "file_id": s.file_id, "base": s.base, "logs": list(s.logs)}
-                for hit in bloom_index.slice_hits(row, lookup, storage, base, counters):
+                for hit in bloom_index.slice_hits(bloom_index.slice_row(s, log_filters), lookup, storage, base,
+                                                  counters):
                     found[(hit["_hudi_k"], hit["_hudi_p"])] = hit[FG]
+        log.info("bloom index lookup of %s (in the driver): %s", base_uri, counters.counts)
     pairs = zip(batch.column("_hoodie_record_key").to_pylist(), batch.column("_hoodie_partition_path").to_pylist())
     fgs = [found.get(kp) for kp in pairs]
     known = DELETE if cfg.operation == "delete" else UPDATE

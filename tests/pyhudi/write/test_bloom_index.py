@@ -123,13 +123,15 @@ def _mdt_log_filters(spark, path, partition="eu") -> dict:
     return json.loads(found).get(partition, {})
 
 
-@pytest.mark.parametrize("block_format", ["avro", "parquet"])
+@pytest.mark.parametrize("block_format, where", [("avro", "executors"), ("parquet", "driver")])
 def test_log_files_bloom_filters_in_the_metadata_table_let_lookups_skip_them_unopened(spark, tmp_path, caplog,
-                                                                                       block_format):
+                                                                                       block_format, where):
     caplog.set_level(logging.INFO, logger="pyhudi.write.client")
+    caplog.set_level(logging.INFO, logger="pyhudi.write.small_batch")
     path = str(tmp_path / block_format)
+    small = {"pyhudi.write.small.batch.max.records": "10000"} if where == "driver" else {}  # else OPTS' 0
     table = HudiTable(spark, path, {**OPTS, **LOG_INDEXING, "hoodie.logfile.data.block.format": block_format,
-                                    "hoodie.metadata.index.bloom.filter.enable": "true"})
+                                    "hoodie.metadata.index.bloom.filter.enable": "true", **small})
     table.insert(_rows(spark, [f"k{i:03d}" for i in range(20)], 1))
     table.upsert(_rows(spark, ["n001", "n002", "k003"], 2))  # a log file holding n001, n002 and k003
     _lookup(caplog)
