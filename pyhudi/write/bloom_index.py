@@ -61,14 +61,14 @@ class Counters:
 def log_filters(spark: SparkSession, path: str, options: dict[str, str], cfg: WriteConfig, props: dict[str, str],
                 plan) -> dict[str, dict[str, dict]]:
     """partition -> {log file name: {"type", "filter"}}: the bloom filters the metadata table's bloom_filters
-    partition holds of the log files of the plan's slices in the partitions it writes (one lookup in the driver),
-    under log-file indexing. None for a file written without it, or when the metadata table lags: such files are
-    read."""
+    partition holds of the log files of the plan's (client._Plan) slices in the partitions it writes (one lookup
+    in the driver), under log-file indexing. A file written without it has none, and none is given when the
+    metadata table lags: such files are read."""
     if not (cfg.bloom_log_files and BLOOM_FILTERS in completed_partitions(props)):
         return {}
     files: dict[str, list[str]] = {}
     for s in plan.slices:
-        if s.partition in plan.partitions and s.logs:
+        if s.partition in (plan.partitions or ()) and s.logs:
             files.setdefault(s.partition, []).extend(s.logs)
     if not files:
         return {}
