@@ -1,5 +1,5 @@
 """python -m bench.latency run [--sizes 1k,20k,100k] [--commits 10,100,500] [--reps N] [--only SYSTEM]
-                              [--workdir DIR] [--out DIR] [--rebuild] [--no-plots]
+                              [--workdir DIR] [--out DIR] [--rebuild] [--no-snapshots] [--no-plots]
 python -m bench.latency report [--out DIR]   (report.md + plot again from results.json)
 python -m bench.latency server [--sizes 1k,20k,100k] [--calls N] [--reps N]   (the timeline server's costs)
 
@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--only", action="append", help="only these systems (" + ", ".join(
         f"{k} or '{v.short}'" for k, v in systems.SYSTEMS.items()) + "); repeatable or comma-separated")
     run.add_argument("--rebuild", action="store_true", help="build the pristine tables again even when a build is there")
+    run.add_argument("--no-snapshots", action="store_true", help="add every prior commit again instead of starting "
+                     "a case from the table kept when it first reached that many commits (<size>-<kind>/commits-N)")
     run.add_argument("--workdir", default=runner.DEFAULT_ROOT, help="where the tables live (default %(default)s)")
     run.add_argument("--out", help="results directory (default: bench/results/latency for a full run - all default "
                      "sizes, commits and repetitions, every system - else <workdir>/results)")
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                     and args.reps is None and only is None)
             out = runner.RESULTS_DIR if full else os.path.join(args.workdir, "results")
         runner.run(sizes, commits, reps=args.reps or runner.DEFAULT_REPS, rebuild=args.rebuild, root=args.workdir,
-                   out=out, only=only, plots=not args.no_plots)
+                   out=out, only=only, plots=not args.no_plots, snapshots=not args.no_snapshots)
         return 0
 
     from bench import results

@@ -60,9 +60,23 @@ def _write(spark, system: str, kind: str, path: str, shape: Shape) -> tuple[floa
     return time.perf_counter() - t0, before
 
 
-def measure_case(spark, system: str, path: str, shape: Shape, target: int, reps: int, log) -> dict:
-    kind = systems.SYSTEMS[system].kind
+def _bring_to(root: str, kind: str, path: str, shape: Shape, target: int, snapshots: bool, log) -> dict:
+    """Prior commits until the table has `target`: from a kept snapshot when allowed and there is one, else
+    added (and kept as a snapshot for the next run)."""
+    restored = build.restore_snapshot(root, shape, kind, target, path) if snapshots else None
+    if restored:
+        log(f"  [{shape.name} {kind}] {target} commits: from {restored['snapshot']} ({restored['seconds']} s)")
+        return {"added": 0, **restored}
     prior = build.add_commits(kind, path, shape, target, log)
+    if prior["added"]:
+        build.save_snapshot(root, shape, kind, target, path)
+    return prior
+
+
+def measure_case(spark, system: str, path: str, shape: Shape, target: int, reps: int, log,
+                 root: str = DEFAULT_ROOT, snapshots: bool = True) -> dict:
+    kind = systems.SYSTEMS[system].kind
+    prior = _bring_to(root, kind, path, shape, target, snapshots, log)
     _settle(spark)
     load_before = _load()
     warm_s, _ = _write(spark, system, kind, path, shape)
@@ -108,12 +122,12 @@ def _log_case(log, shape, name, c) -> None:
 
 
 def run_size(spark, shape: Shape, names: list[str], commits: list[int], reps: int, root: str, entry: dict,
-             save, log) -> None:
+             save, log, snapshots: bool = True) -> None:
     """Every case of one size; the whole-table row counts at the end."""
     paths = {n: build.reset(root, shape, systems.SYSTEMS[n].kind) for n in names}
     for target in commits:
         for name in names:
-            c = measure_case(spark, name, paths[name], shape, target, reps, log)
+            c = measure_case(spark, name, paths[name], shape, target, reps, log, root, snapshots)
             entry["cases"].setdefault(name, {})[str(target)] = c
             _log_case(log, shape, name, c)
         save()
@@ -128,7 +142,7 @@ def run_size(spark, shape: Shape, names: list[str], commits: list[int], reps: in
 
 def run(sizes: list[str], commits: list[int], reps: int = DEFAULT_REPS, rebuild: bool = False,
         root: str = DEFAULT_ROOT, out: str = RESULTS_DIR, only: list[str] | None = None, plots: bool = True,
-        spark=None, warmup_rounds: int | None = None, log=None) -> dict:
+        spark=None, warmup_rounds: int | None = None, log=None, snapshots: bool = True) -> dict:
     from rich.console import Console
 
     from bench import env
@@ -170,7 +184,7 @@ def run(sizes: list[str], commits: list[int], reps: int = DEFAULT_REPS, rebuild:
                            "rows_per_file": shape.rows_per_file, "files": shape.files, "rows": shape.rows},
                  "batch": systems.batch_counts(shape), "build": manifests[shape.name], "reps": reps, "cases": {}}
         doc["sizes"][shape.name] = entry
-        run_size(spark, shape, names, commits, reps, root, entry, save, log)
+        run_size(spark, shape, names, commits, reps, root, entry, save, log, snapshots)
         save()
 
     doc["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

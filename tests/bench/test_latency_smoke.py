@@ -63,3 +63,23 @@ def test_latency_run_tiny(spark, tmp_path):
     report = (out / "report.md").read_text()
     assert "## Goal" in report and "not measured" in report and "pyhudi mdt=on" in report
     assert "pyhudi rec-index" in report
+
+
+def test_a_second_run_starts_its_case_from_the_kept_snapshot(spark, tmp_path):
+    root, shape = str(tmp_path / "work"), build.SHAPES["tiny"]
+
+    def run():
+        doc = runner.run(["tiny"], [3], reps=1, root=root, out=str(tmp_path / "results"), plots=False,
+                         only=["pyhudi-mdt-on"], spark=spark, warmup_rounds=0, log=lambda *_: None)
+        return doc["sizes"]["tiny"]["cases"]["pyhudi-mdt-on"]["3"]
+
+    first = run()
+    assert first["prior"]["added"] == 2 and "snapshot" not in first["prior"]
+    snap = build.snapshot(root, shape, "mdt-on", 3)
+    assert build.commits("mdt-on", f"{snap}/table") == 3
+    second = run()
+    assert second["prior"]["added"] == 0 and second["prior"]["snapshot"] == snap
+    assert second["commits_before_runs"] == first["commits_before_runs"] == [4]
+    assert second["partition_check"]["ok"], second["partition_check"]
+    # the snapshot is its own copy: the second run's upserts did not reach it
+    assert build.commits("mdt-on", f"{snap}/table") == 3
