@@ -157,6 +157,7 @@ class BaseFileWriter:
             data_page_size=data_page_size, store_schema=False, use_compliant_nested_type=True,
             write_statistics=True)
         self._closed = False
+        self.written_footer: dict[str, str] = {}
 
     def _dictionary_columns(self) -> list[str]:
         """Every column but the two a file never repeats a value of (record key, sequence number): trying a
@@ -240,7 +241,8 @@ class BaseFileWriter:
         if self._closed:
             raise BaseFileError("base file writer is already closed")
         self._closed = True
-        self._writer.add_key_value_metadata(self.footer())
+        self.written_footer = self.footer()  # kept: a Parquet log block's key summary is also the MDT's entry
+        self._writer.add_key_value_metadata(self.written_footer)
         self._writer.close()
         size = self._stream.tell()
         if self.path is not None:

@@ -46,6 +46,8 @@ class LogBlock:
     format_version: int = LOG_FORMAT_VERSION
     offset: int | None = None  # position in the file it was read from
     source: str | None = None  # the file it was read from, for messages
+    # a built Parquet block's key summary, serialized (its footer holds it): the writer's metadata-table entry
+    key_filter: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def instant_time(self) -> str | None:

@@ -37,7 +37,7 @@ def parquet_data_block(table, schema: str | dict, instant_time: str, *,
     log blocks carry no bloom/min/max footer keys; `key_summary` adds them, sized to the block (log-file
     indexing, RFC-06: readers ignore footer keys, bloom lookups skip blocks they exclude)."""
     from pyhudi.basefile import bloom
-    from pyhudi.basefile.parquet import BaseFileWriter  # local: base_file pulls in pyarrow.parquet
+    from pyhudi.basefile.parquet import BLOOM_KEY, BaseFileWriter  # local: base_file pulls in pyarrow.parquet
 
     buf = io.BytesIO()
     summary = {"bloom_type": bloom.DYNAMIC_V0, "bloom_num_entries": max(table.num_rows, 1)} if key_summary \
@@ -48,7 +48,7 @@ def parquet_data_block(table, schema: str | dict, instant_time: str, *,
         writer.close()
     return LogBlock(BlockType.PARQUET_DATA,
                     make_header(instant_time, writer.avro_json, block_identifier, extra_header),
-                    buf.getvalue())
+                    buf.getvalue(), key_filter=writer.written_footer.get(BLOOM_KEY))
 
 
 def hfile_data_block(hfile_bytes: bytes, schema: str | dict, instant_time: str, *,

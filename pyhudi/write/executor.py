@@ -335,7 +335,9 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     marker(storage, base, task, partition, name, "APPEND")
     storage.write(posixpath.join(base, rel), data)
     lo, hi = base_file.java_min_max(table.column("_hoodie_record_key"))
-    summary = _log_bloom(log_rows) if task.key_summaries and log_rows is not None else None
+    summary = None
+    if task.key_summaries and log_rows is not None:  # a Parquet block's footer filter is the same filter
+        summary = blocks[0].key_filter or _log_bloom(log_rows)
     return stats_table(WriteStat(
         partition=partition, file_id=fg, path=rel, prev_commit=task.instant, num_writes=upserts.num_rows,
         num_update_writes=upserts.num_rows, num_deletes=deletes.num_rows, file_size=len(data), min_key=lo,

@@ -59,8 +59,12 @@ def test_parquet_and_hfile_blocks():
     assert back.block_type == BlockType.PARQUET_DATA and back.schema == schema
     pf = pq.ParquetFile(io.BytesIO(back.content))
     assert pf.read().to_pylist() == table.to_pylist()
-    assert b"org.apache.hudi.bloomfilter" not in pf.metadata.metadata
+    assert b"org.apache.hudi.bloomfilter" not in pf.metadata.metadata and block.key_filter is None
     assert pf.metadata.metadata[b"parquet.avro.schema"].decode() == schema
+    # with a key summary, the block hands its writer the footer's filter (the metadata table's entry)
+    summarised = L.parquet_data_block(table, schema, INSTANT, key_summary=True)
+    footer = pq.ParquetFile(io.BytesIO(summarised.content)).metadata.metadata
+    assert summarised.key_filter == footer[b"org.apache.hudi.bloomfilter"].decode()
     hfile = L.hfile_data_block(b"DATABLK*fake", '{"type":"record"}', INSTANT)
     (hb,) = read_blocks(encode_block(hfile))
     assert (hb.block_type, hb.content, hb.schema) == (BlockType.HFILE_DATA, b"DATABLK*fake", '{"type":"record"}')
