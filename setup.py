@@ -1,4 +1,4 @@
-"""Packaging hook: compile the hudi-meta connector jar while the package is built."""
+"""Packaging hook: compile the hudi-meta connector jar (and the native bloom hashing) while the package is built."""
 import importlib.util
 from pathlib import Path
 
@@ -17,6 +17,7 @@ class BuildPyWithConnector(build_py):
     def run(self):
         builder = _load_builder()
         builder.build()  # into the source tree: editable installs use it in place
+        builder.build_native()  # optional: without a C compiler numpy hashes bloom filters
         super().run()    # regular installs copy pyhudi/jars/*.jar as package data
 
 

@@ -1,8 +1,11 @@
-"""Offline build of the hudi-meta connector jar.
+"""Offline build of the hudi-meta connector jar, and of pyhudi's native bloom-filter hashing.
 
 The connector (connector/src/main/java) is compiled with the JDK's javac against the jars of the
 installed pyspark, then packed with its resources into pyhudi/jars/hudi-meta-connector.jar. No
 build tool and no artifact repository is involved, so it works on machines that only reach PyPI.
+pyhudi/native/bloom.c is compiled by the C compiler (CC, else cc or gcc on PATH) into
+pyhudi/native/libhudi_bloom.so; without a compiler that step is skipped with a note, and bloom
+filters are hashed with numpy (the same bits, about 4x slower).
 
 Run by hand:  python -m pyhudi.build [--force]
 """
@@ -161,13 +164,45 @@ def _pack(jar: Path, classes: Path, resources: Path) -> None:
     os.replace(tmp_jar, jar)
 
 
+NATIVE_DIR = PACKAGE_DIR / "native"
+NATIVE_LIB = NATIVE_DIR / "libhudi_bloom.so"
+
+
+def build_native(force: bool = False, quiet: bool = False) -> Path | None:
+    """pyhudi/native/libhudi_bloom.so from bloom.c unless its stamp is current; None (and a note)
+    when there is no C compiler or it fails: the numpy path stands in."""
+    source = NATIVE_DIR / "bloom.c"
+    stamp = NATIVE_LIB.with_name(NATIVE_LIB.name + ".sha256")
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    if not force and NATIVE_LIB.exists() and stamp.exists() and stamp.read_text().strip() == digest:
+        return NATIVE_LIB
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        print("pyhudi: no C compiler (CC, cc, gcc): bloom filters are hashed with numpy", file=sys.stderr)
+        return None
+    tmp = NATIVE_LIB.with_suffix(".so.tmp")
+    done = subprocess.run([cc, "-O3", "-shared", "-fPIC", "-o", str(tmp), str(source)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"pyhudi: {cc} could not compile {source} (bloom filters are hashed with numpy):\n"
+              + done.stdout + done.stderr, file=sys.stderr)
+        return None
+    os.replace(tmp, NATIVE_LIB)
+    stamp.write_text(digest)
+    if not quiet:
+        print(f"pyhudi: compiled {NATIVE_LIB.name} with {cc}", file=sys.stderr)
+    return NATIVE_LIB
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Build the hudi-meta connector jar offline with javac.")
+    ap = argparse.ArgumentParser(description="Build the hudi-meta connector jar offline with javac, and the "
+                                 "native bloom-filter hashing with the C compiler.")
     ap.add_argument("--force", action="store_true", help="rebuild even when the sources are unchanged")
     ap.add_argument("--tests", action="store_true", help="also build the test jar (connector/src/test/java)")
     args = ap.parse_args(argv)
     try:
         print(build(force=args.force))
+        print(build_native(force=args.force) or "no native library: numpy hashes bloom filters")
         if args.tests:
             print(build_tests(force=args.force))
     except BuildError as e:

@@ -15,9 +15,10 @@ Serialized form (Base64, standard alphabet, padded) of big-endian fields:
 Bit positions of a key (UTF-8 bytes): h0 = 0, h(i+1) = murmur2(key, seed=h(i)),
 position = |h(i+1) rem vectorSize| with Java's truncating remainder on signed 32-bit values.
 
-Adding many keys at once (`add_all`) is vectorized with numpy when it is installed (about one
-second per million 36-byte UUID keys); without numpy a pure-Python loop does the same work at
-about 40 microseconds per key with the default 30 hashes (~40 s per million keys).
+Many keys at once (`add_all`, `might_contain_all`) are hashed by pyhudi.basefile.bloom_vector: in C
+when the package's native library is built (about 0.25 s per million 36-byte UUID keys with the
+default 30 hashes), else with numpy (about 1 s); without numpy a pure-Python loop does the same work
+at about 40 microseconds per key.
 """
 from __future__ import annotations
 
@@ -26,12 +27,8 @@ import math
 import struct
 from typing import Iterable
 
-from pyhudi.errors import HudiError
-
-try:  # numpy is optional: pyarrow no longer requires it
-    import numpy as np
-except ImportError:  # pragma: no cover - exercised only on numpy-less installs
-    np = None
+from pyhudi.basefile import bloom_vector as vec
+from pyhudi.basefile.bloom_vector import BloomFilterError, np
 
 SIMPLE = "SIMPLE"
 DYNAMIC_V0 = "DYNAMIC_V0"
@@ -45,12 +42,7 @@ MURMUR_HASH = 1                    # Hadoop Hash.MURMUR_HASH (0 would be Jenkins
 _FILTER_VERSION = -1
 _M = 0x5BD1E995
 _MASK = 0xFFFFFFFF
-_BATCH = 1 << 17                   # keys hashed per numpy pass (bounds temporary memory)
 _SMALL_BATCH = 64                  # below this, per-key Python hashing beats numpy's fixed costs
-
-
-class BloomFilterError(HudiError, ValueError):
-    pass
 
 
 # ---------------------------------------------------------------- sizing and hashing
@@ -113,121 +105,15 @@ def murmur_hash(data: bytes, seed: int = 0) -> int:
     return _signed(_murmur_parts(ks, tail, len(data), seed & _MASK))
 
 
-def _key_bytes(key: str | bytes) -> bytes:
-    if isinstance(key, str):
-        key = key.encode("utf-8")
-    elif key is None:
-        raise BloomFilterError("record key must not be null")
-    if not key:
-        raise BloomFilterError("record key must not be empty (Hudi's hash rejects it)")
-    return bytes(key)
-
-
 def hash_positions(key: str | bytes, nb_hash: int, vector_size: int) -> list[int]:
     """The `nb_hash` bit positions of one key."""
-    data = _key_bytes(key)
+    data = vec.key_bytes(key)
     ks, tail = _key_parts(data)
     out, h = [], 0
     for _ in range(nb_hash):
         h = _murmur_parts(ks, tail, len(data), h)
         out.append(abs(_signed(h)) % vector_size)  # == |h rem v| with Java's truncating rem
     return out
-
-
-# ---------------------------------------------------------------- vectorized hashing (numpy)
-
-
-def _key_buffers(keys) -> tuple:
-    """(data uint8, starts int64, lengths int64) for a sequence of keys or a pyarrow array."""
-    try:
-        import pyarrow as pa
-        if isinstance(keys, (pa.Array, pa.ChunkedArray)):
-            return _arrow_buffers(keys, pa)
-    except ImportError:  # pragma: no cover
-        pass
-    encoded = [_key_bytes(k) for k in keys]
-    lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
-    starts = np.cumsum(lengths) - lengths
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), starts, lengths
-
-
-def _arrow_buffers(arr, pa) -> tuple:
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if arr.null_count:
-        raise BloomFilterError("record keys must not be null")
-    arr = arr.cast(pa.large_binary())
-    _, off_buf, data_buf = arr.buffers()
-    offsets = np.frombuffer(off_buf, dtype=np.int64)[arr.offset: arr.offset + len(arr) + 1]
-    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
-    lengths = np.diff(offsets)
-    if len(lengths) and lengths.min() == 0:
-        raise BloomFilterError("record key must not be empty (Hudi's hash rejects it)")
-    return data, offsets[:-1].copy(), lengths
-
-
-def _positions_np(data, starts, lengths, nb_hash: int, vector_size: int):
-    """(n, nb_hash) int64 bit positions; keys are grouped by word count so each group is one
-    pass of uint32 array arithmetic (numpy's uint32 wraps exactly like Java's int)."""
-    out = np.empty((len(starts), nb_hash), dtype=np.int64)
-    nwords = lengths >> 2
-    for nb in np.unique(nwords):
-        sel = np.nonzero(nwords == nb)[0]
-        out[sel] = _positions_group(data, starts[sel], lengths[sel], int(nb), nb_hash, vector_size)
-    return out
-
-
-def _positions_group(data, starts, lengths, nb, nb_hash, vector_size):
-    m = np.uint32(_M)
-
-    def gather(idx):
-        return data[idx].astype(np.uint32)
-
-    ks = []
-    for j in range(nb):  # mixed body words do not depend on the seed: compute once
-        base = starts + 4 * j
-        k = gather(base) | (gather(base + 1) << 8) | (gather(base + 2) << 16) | (gather(base + 3) << 24)
-        k *= m
-        k ^= k >> np.uint32(24)
-        k *= m
-        ks.append(k)
-    left = lengths - 4 * nb
-    sdata = data.view(np.int8)
-    end = starts + lengths
-    tail = np.zeros(len(starts), dtype=np.int64)
-    for back, shift in ((1, 0), (2, 8), (3, 16)):
-        has = left >= back
-        if has.any():
-            idx = np.where(has, end - back, 0)
-            tail ^= np.where(has, sdata[idx].astype(np.int64) << shift, 0)
-    tail = (tail & _MASK).astype(np.uint32)
-    has_tail = left > 0
-    all_tail, any_tail = bool(has_tail.all()), bool(has_tail.any())
-    length = lengths.astype(np.uint32)
-    h = np.zeros(len(starts), dtype=np.uint32)
-    out = np.empty((len(starts), nb_hash), dtype=np.int64)
-    for i in range(nb_hash):
-        h ^= length
-        for k in ks:
-            h *= m
-            h ^= k
-        if all_tail:
-            h ^= tail
-            h *= m
-        elif any_tail:
-            np.copyto(h, (h ^ tail) * m, where=has_tail)
-        h ^= h >> np.uint32(13)
-        h *= m
-        h ^= h >> np.uint32(15)
-        out[:, i] = np.abs(h.view(np.int32).astype(np.int64)) % vector_size
-    return out
-
-
-def _batches(keys):
-    """Split keys into (data, starts, lengths) batches of at most _BATCH keys."""
-    data, starts, lengths = _key_buffers(keys)
-    for lo in range(0, len(starts), _BATCH):
-        yield data, starts[lo: lo + _BATCH], lengths[lo: lo + _BATCH]
 
 
 # ---------------------------------------------------------------- one bit vector
@@ -261,14 +147,12 @@ class _BitVector:
         unpacked[flat] = 1
         self.bits = bytearray(np.packbits(unpacked, bitorder="little").tobytes())
 
+    def set_keys(self, data, starts, lengths) -> None:
+        self.bits = vec.set_bits(self.bits, data, starts, lengths, self.nb_hash, self.vector_size)
+
     def test(self, positions: Iterable[int]) -> bool:
         b = self.bits
         return all(b[p >> 3] >> (p & 7) & 1 for p in positions)
-
-    def test_np(self, positions):
-        packed = np.frombuffer(self.bits, dtype=np.uint8)
-        hit = (packed[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1
-        return hit.all(axis=1)
 
     def set_bits(self) -> list[int]:
         """Indexes of the set bits (for tests and diagnostics)."""
@@ -315,20 +199,20 @@ class BloomFilter:
         DYNAMIC_V0 once a row fills up."""
         if not hasattr(keys, "__len__"):
             keys = list(keys)
-        if np is None or len(keys) < _SMALL_BATCH:  # unpacking the bit vector costs ~3 ms
+        if np is None or (vec.NATIVE is None and len(keys) < _SMALL_BATCH):  # numpy unpacks the bits: ~3 ms
             keys = keys.to_pylist() if hasattr(keys, "to_pylist") else keys
             for first, n, run_row in self._assign_rows(len(keys)):
                 for i in range(n):
                     pos = hash_positions(keys[first + i], self.nb_hash, self.vector_size)
                     self._rows()[self._row_of(run_row, i)].set_positions(pos)
             return
-        for data, starts, lengths in _batches(keys):
-            pos = _positions_np(data, starts, lengths, self.nb_hash, self.vector_size)
+        for data, starts, lengths in vec.batches(keys):
             for first, n, run_row in self._assign_rows(len(starts)):
-                chunk, rows = pos[first: first + n], self._rows()
+                rows, s, ln = self._rows(), starts[first: first + n], lengths[first: first + n]
                 if run_row >= 0:
-                    rows[run_row].set_positions_np(chunk)
+                    rows[run_row].set_keys(data, s, ln)
                     continue
+                chunk = vec.positions(data, s, ln, self.nb_hash, self.vector_size)  # round-robin: rare
                 which = (-1 - run_row + np.arange(n)) % len(rows)
                 for r, row in enumerate(rows):
                     row.set_positions_np(chunk[which == r])
@@ -343,11 +227,10 @@ class BloomFilter:
             keys = keys.to_pylist() if hasattr(keys, "to_pylist") else keys
             return [self.might_contain(k) for k in keys]
         result = []
-        for data, starts, lengths in _batches(keys):
-            pos = _positions_np(data, starts, lengths, self.nb_hash, self.vector_size)
+        for data, starts, lengths in vec.batches(keys):
             hit = np.zeros(len(starts), dtype=bool)
             for row in self._rows():
-                hit |= row.test_np(pos)
+                vec.test_bits(row.bits, data, starts, lengths, self.nb_hash, self.vector_size, hit)
             result.extend(hit.tolist())
         return result
 

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import TABLE_NAMES
 from pyhudi.basefile import bloom
+from pyhudi.basefile import bloom_vector as vec
 
 
 def _bloom_files(fixture_tables):
@@ -46,15 +47,27 @@ def test_sizing_defaults():
     assert (f.vector_size, f.nb_hash, f.type_code) == (2587966, 30, "DYNAMIC_V0")
 
 
-@pytest.mark.skipif(bloom.np is None, reason="numpy not installed")
-def test_vectorized_hash_equals_scalar_for_every_length_and_non_ascii():
+def test_the_native_hashing_is_built_by_the_install():
+    # pip install / python -m pyhudi.build compile pyhudi/native/bloom.c; numpy is the fallback without a compiler
+    assert vec.NATIVE is not None, f"{vec.LIBRARY} is not built: python -m pyhudi.build"
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_batch_hash_equals_scalar_for_every_length_and_non_ascii(native, monkeypatch):
+    if not native:
+        monkeypatch.setattr(vec, "NATIVE", None)
     rng = random.Random(7)
     keys = [bytes(rng.randrange(256) for _ in range(n)) for n in range(1, 41) for _ in range(3)]
-    keys += ["é", "ü€", "日本語キー", "x" * 100]
-    data, starts, lengths = bloom._key_buffers(keys)
-    got = bloom._positions_np(data, starts, lengths, 30, 2587966)
+    keys += ["é", "ü€", "日本語キー", "x" * 100, "y" * 1500]  # 1500 bytes: past the C code's word cache
+    data, starts, lengths = vec.key_buffers(keys)
+    got = vec.positions(data, starts, lengths, 30, 2587966)
     for k, row in zip(keys, got):
         assert row.tolist() == bloom.hash_positions(k, 30, 2587966), k
+    f = bloom.SimpleBloomFilter(200)
+    f.add_all(keys[: len(keys) // 2])
+    hit = f.might_contain_all(keys)
+    assert hit[: len(keys) // 2] == [True] * (len(keys) // 2)
+    assert hit == [f.might_contain(k) for k in keys]
 
 
 def test_every_fixture_key_is_in_its_files_filter(bloom_files):
@@ -66,9 +79,11 @@ def test_every_fixture_key_is_in_its_files_filter(bloom_files):
         assert all(f.might_contain(k) for k in keys.to_pylist()), path
 
 
-@pytest.mark.parametrize("small_batch", [bloom._SMALL_BATCH, 0])  # per-key and numpy paths
-def test_rebuilt_filters_serialize_to_the_fixture_bytes(bloom_files, small_batch, monkeypatch):
-    monkeypatch.setattr(bloom, "_SMALL_BATCH", small_batch)
+@pytest.mark.parametrize("path", ["per-key", "numpy", "native"])
+def test_rebuilt_filters_serialize_to_the_fixture_bytes(bloom_files, path, monkeypatch):
+    if path != "native":
+        monkeypatch.setattr(vec, "NATIVE", None)
+    monkeypatch.setattr(bloom, "_SMALL_BATCH", 1 << 30 if path == "per-key" else 0)
     for path, meta in bloom_files:
         code = (meta.get(b"hoodie_bloom_filter_type_code") or b"SIMPLE").decode()
         keys = pq.read_table(path, columns=["_hoodie_record_key"]).column(0)
