@@ -19,22 +19,24 @@ from pyhudi.metadata.records import (
 from pyhudi.metadata.wrappers import extreme, pick
 
 
-def combine(older: MetadataRecord | None, newer: MetadataRecord) -> MetadataRecord:
-    """The record after applying `newer` on top of `older` (same key)."""
+def combine(older: MetadataRecord | None, newer: MetadataRecord, ordered: bool = True) -> MetadataRecord:
+    """The record after applying `newer` on top of `older` (same key). `ordered=False` (a read that
+    writes nothing back) leaves a files record's entries in any order: Java's order costs a hash-map
+    emulation per merge, 0.2 s for a listing of 100 partitions of 1,000 files."""
     if older is None or newer.deleted or older.deleted:
         return newer
     if older.type != newer.type:
         raise MetadataRecordError(f"cannot combine a type {older.type} record with a type {newer.type} "
                                   f"record (key {newer.key!r})")
     if newer.type in (TYPE_ALL_PARTITIONS, TYPE_FILES):
-        return replace(newer, files=combine_files(older.files or {}, newer.files or {}))
+        return replace(newer, files=combine_files(older.files or {}, newer.files or {}, ordered))
     if newer.type in (TYPE_COLUMN_STATS, TYPE_PARTITION_STATS) and older.stats and newer.stats:
         return replace(newer, stats=merge_stats(older.stats, newer.stats))
     return newer
 
 
-def combine_files(older: Mapping[str, tuple[int, bool]],
-                  newer: Mapping[str, tuple[int, bool]]) -> dict[str, tuple[int, bool]]:
+def combine_files(older: Mapping[str, tuple[int, bool]], newer: Mapping[str, tuple[int, bool]],
+                  ordered: bool = True) -> dict[str, tuple[int, bool]]:
     """`combineFileSystemMetadata`: a deletion removes an older entry (and is kept as a tombstone
     when there is none), otherwise the larger size wins.
 
@@ -54,6 +56,8 @@ def combine_files(older: Mapping[str, tuple[int, bool]],
                 del merged[name]
         else:
             merged[name] = (max(size, old[0]), False)
+    if not ordered:
+        return merged
     order = JavaHashMap()
     order.put_all(newer)
     for name in older:

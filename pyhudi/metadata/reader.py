@@ -150,7 +150,8 @@ def _valid_blocks(state: MdtState, part: str, logs: list[str], read: SliceRead) 
     return blocks
 
 
-def _apply_block(b: lf.LogBlock, read: SliceRead, want: Callable[[str], bool]) -> None:
+def _apply_block(b: lf.LogBlock, read: SliceRead, want: Callable[[str], bool], ordered: bool) -> None:
+    """`ordered`: merged files records keep Java's entry order (a compaction writes them again)."""
     merged = read.records
     if b.block_type == lf.BlockType.HFILE_DATA:
         for row, value in hfile.read_hfile(b.content):
@@ -158,7 +159,7 @@ def _apply_block(b: lf.LogBlock, read: SliceRead, want: Callable[[str], bool]) -
             read.log_records += 1
             read.log_keys.add(key)
             if want(key):
-                merged[key] = combine(merged.get(key), decode_record(key, value, b.schema))
+                merged[key] = combine(merged.get(key), decode_record(key, value, b.schema), ordered)
         return
     for d in b.deletes():
         read.log_records += 1
@@ -169,12 +170,13 @@ def _apply_block(b: lf.LogBlock, read: SliceRead, want: Callable[[str], bool]) -
 
 
 def read_slice(state: MdtState, part: str, sl: FileSlice, want: Callable[[str], bool],
-               keys: set[str] | None = None) -> SliceRead:
+               keys: set[str] | None = None, ordered: bool = True) -> SliceRead:
     """The records of the keys `want` accepts in one file slice, merged. `keys`, when `want`
-    accepts no other keys, lets the base file be searched for them rather than read whole."""
+    accepts no other keys, lets the base file be searched for them rather than read whole.
+    `ordered=False`: files records' entries in any order (not Java's, which only a rewrite needs)."""
     read = _read_base(state, part, sl.base, want, keys) if sl.base else SliceRead({}, set(), set())
     for b in _valid_blocks(state, part, sl.logs, read):
-        _apply_block(b, read, want)
+        _apply_block(b, read, want, ordered)
     return read
 
 
@@ -189,7 +191,7 @@ def read_for_rewrite(state: MdtState, part: str, sl: FileSlice) -> SliceRead:
     if sl.base:
         _base_for_rewrite(state, part, sl.base, touched, read)
     for b in blocks:
-        _apply_block(b, read, _every)
+        _apply_block(b, read, _every, ordered=True)
     return read
 
 
@@ -225,7 +227,7 @@ def read_partition(state: MdtState, mdt_partition: str, keys: Iterable[str] | No
     for fid, group_keys in _groups_to_read(mdt_partition, sorted(latest), keyset).items():
         if fid not in latest:
             continue
-        for k, r in read_slice(state, mdt_partition, latest[fid], want, group_keys).records.items():
+        for k, r in read_slice(state, mdt_partition, latest[fid], want, group_keys, ordered=False).records.items():
             if include_deleted or r.is_present:
                 out[k] = r
     return dict(sorted(out.items()))
