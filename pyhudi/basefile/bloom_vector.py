@@ -129,7 +129,7 @@ def test_bits(bits: bytes, data, starts, lengths, nb_hash: int, vector_size: int
     """hit[k] |= whether every bit of key k is set in `bits` (hit: a bool array of the batch)."""
     lib = _native(nb_hash)
     if lib is not None:
-        view = np.frombuffer(bytes(bits), dtype=np.uint8)
+        view = np.frombuffer(bits, dtype=np.uint8)  # read only: no copy of the bit vector
         lib.hudi_bloom_test(_ptr(data), _ptr(starts), _ptr(lengths), len(starts), nb_hash, vector_size, _ptr(view),
                             _ptr(hit.view(np.uint8)))
         return
