@@ -5,7 +5,7 @@ compaction and validation; the connector has its own reader (io.hudimeta.metadat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import AbstractSet, Callable, Iterable
 
 from pyhudi import hfile
 from pyhudi import log as lf
@@ -240,10 +240,11 @@ def read_files(state: MdtState, partitions: Iterable[str] | None = None) -> dict
             for key, rec in read_partition(state, FILES, keys=keys).items() if key != ALL_PARTITIONS_KEY}
 
 
-def files_listing(state: MdtState) -> dict[str, dict[str, int]]:
-    """The table's partitions (those `__all_partitions__` lists) and their files, sorted."""
+def files_listing(state: MdtState, skip: AbstractSet[str] = frozenset()) -> dict[str, dict[str, int]]:
+    """The table's partitions (those `__all_partitions__` lists) and their files, sorted; the partitions
+    in `skip` left out (the cleaner's quiet ones: their files are most of a big table's)."""
     recs = read_partition(state, FILES)
     all_parts = recs.get(ALL_PARTITIONS_KEY)
-    parts = sorted(partition_path(p) for p in (all_parts.live_files() if all_parts else {}))
+    parts = sorted(p for p in map(partition_path, all_parts.live_files() if all_parts else {}) if p not in skip)
     return {p: dict(sorted(recs[files_key(p)].live_files().items())) if files_key(p) in recs else {}
             for p in parts}

@@ -24,6 +24,8 @@ Which partitions are looked at: all (KEEP_LATEST_FILE_VERSIONS, hoodie.cleaner.i
 the first clean); else only those written by the commits between the last clean's earliest commit to
 retain and this one's, read from the timeline before any partition is listed. Files come from the
 metadata table's `files` partition when the table has one, else from a listing of those partitions.
+A process that looked at all partitions before skips those it found quiet then and no write touched since
+(`quiet_partitions`): the plan is the same.
 """
 from __future__ import annotations
 
@@ -33,13 +35,14 @@ import logging
 import posixpath
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import AbstractSet, Any, Mapping
 
 from pyhudi.config import options as o
 from pyhudi.faults import crash_point
 from pyhudi.metadata import reader as mdt_reader
 from pyhudi.metadata.layout import csv
 from pyhudi.metadata.state import MdtState
+from pyhudi.services import quiet_partitions
 from pyhudi.services.instant import Progress, ServiceTable, checked, commit, no_progress
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
@@ -124,13 +127,14 @@ class _Timeline:
 
     def partitions_written(self, since: str, until: str) -> set[str]:
         """Partitions of the commits requested in [since, until) (CleanPlanner.getPartitionsForInstants)."""
-        out: set[str] = set()
-        for i in self.commits:
-            if since <= i.requested_time < until:
-                meta = self.read(i)
-                out.update(meta.get("partitionToWriteStats") or {})
-                out.update(im.replaced_file_ids(meta))
-        return out
+        return {p for i in self.commits if since <= i.requested_time < until for p in self.partitions_of(i)}
+
+    def partitions_of(self, inst: Instant) -> set[str]:
+        """The partitions a completed write wrote or replaced file groups in (none for other actions)."""
+        if inst.action not in WRITE_ACTIONS:
+            return set()
+        meta = self.read(inst)
+        return set(meta.get("partitionToWriteStats") or {}) | set(im.replaced_file_ids(meta))
 
 
 # ---- planning --------------------------------------------------------------------------------------
@@ -203,17 +207,20 @@ def _partitions_to_clean(tl: _Timeline, policy: _Policy, earliest: Instant | Non
     return tl.partitions_written(since, earliest.requested_time)
 
 
-def _listing(table: ServiceTable, tl: _Timeline, partitions: set[str] | None) -> dict[str, list[str]]:
-    """partition -> file names, from the metadata table when it has a files partition, else storage."""
+def _listing(table: ServiceTable, tl: _Timeline, partitions: set[str] | None,
+             quiet: AbstractSet[str] = frozenset()) -> dict[str, list[str]]:
+    """partition -> file names, from the metadata table when it has a files partition, else storage;
+    `partitions` None: all but the `quiet` ones."""
     mdt = table.metadata_writer()
     if mdt is not None:
         state = MdtState(mdt)
         if partitions is None:
-            return {p: list(files) for p, files in mdt_reader.files_listing(state).items()}
+            return {p: list(files) for p, files in mdt_reader.files_listing(state, quiet).items()}
         return {p: list(files) for p, files in mdt_reader.read_files(state, sorted(partitions)).items()}
     if partitions is None:
         return {p: [n for n, _, _ in files]
-                for p, files in listing_from_storage(table.storage, table.base, table.timeline, table.props).items()}
+                for p, files in listing_from_storage(table.storage, table.base, table.timeline, table.props).items()
+                if p not in quiet}
     out = {}
     for p in sorted(partitions):
         entries = table.storage.list(posixpath.join(table.base, p) if p else table.base)
@@ -233,6 +240,7 @@ class _Planner:
     replaced: dict[str, dict[str, str]]
     compaction_ops: dict[tuple[str, str], str] = field(default_factory=dict)  # (partition, file id) -> base
     compaction_slices: dict[str, dict[str, str]] = field(default_factory=dict)  # partition -> file id -> instant
+    quiet: set[str] = field(default_factory=set)  # partitions found with one file per file group
 
     def __post_init__(self) -> None:
         pending = {i.requested_time for i in self.tl.pending if i.action == "compaction"}
@@ -248,6 +256,7 @@ class _Planner:
 
     def files_to_delete(self, partition: str, names: list[str]) -> list[str]:
         if self._one_slice_each(partition, names):
+            self.quiet.add(partition)
             return []
         slices = build_slices(names, self.committed, self.tl.completion.get,
                               self.compaction_slices.get(partition, {}), self.base_format)
@@ -309,14 +318,19 @@ def plan(table: ServiceTable, options: Mapping[str, str], progress: Progress = n
     extra = {SAVEPOINTED_TIMESTAMPS: ",".join(sorted(savepoints))} if partitioned and savepoints else {}
     if partitions is not None and not partitions:
         return _empty_plan(table, tl, policy, earliest, options, extra)
-    listing = _listing(table, tl, partitions)
-    progress(f"planning a clean of {len(listing)} partitions ({policy.name})")
+    by_commits = policy.name != KEEP_LATEST_FILE_VERSIONS
+    quiet = quiet_partitions.still_quiet(table.uri, policy.name, tl.instants, tl.partitions_of) \
+        if partitions is None and by_commits else set()
+    listing = _listing(table, tl, partitions, quiet)
+    progress(f"planning a clean of {len(listing)} partitions ({policy.name}; {len(quiet)} known quiet)")
     fmt = (table.props.get(properties.BASE_FILE_FORMAT) or "parquet").lower()
     saved = {n for meta in savepoints.values() for pm in (meta.get("partitionMetadata") or {}).values()
              for n in pm.get("savepointDataFile") or ()}
     planner = _Planner(tl, policy, earliest, fmt, saved, tl.clustering_files(), tl.replaced())
     doomed = {p: names for p, names in ((p, planner.files_to_delete(p, files)) for p, files in sorted(listing.items()))
               if names}
+    if partitions is None and by_commits:
+        quiet_partitions.remember(table.uri, policy.name, tl.instants, quiet | planner.quiet)
     if not doomed:
         return _empty_plan(table, tl, policy, earliest, options, extra)
     # a partition whose every file goes (every file group replaced, as by delete_partition) goes itself, as

@@ -303,7 +303,8 @@ def test_an_empty_clean_gives_the_next_clean_a_horizon(spark, tmp_path, monkeypa
         t.insert(spark.createDataFrame([(f"k{n}", n, f"r{n}", "v")], SCHEMA))
     looked_at = []
     real = clean._listing
-    monkeypatch.setattr(clean, "_listing", lambda table, tl, parts: looked_at.append(parts) or real(table, tl, parts))
+    monkeypatch.setattr(clean, "_listing",
+                        lambda table, tl, parts, quiet: looked_at.append(parts) or real(table, tl, parts, quiet))
     retain = {"hoodie.cleaner.commits.retained": "2"}
     assert clean.clean(path, retain) is None and looked_at == [None]  # no clean yet: every partition
     assert not [n for n in _timeline_names(path) if ".clean" in n]
@@ -323,3 +324,37 @@ def test_an_empty_clean_gives_the_next_clean_a_horizon(spark, tmp_path, monkeypa
     assert looked_at == [{"r2"}]  # written by the commits leaving the window since: commits[2], into r2
     assert len([n for n in _timeline_names(path) if n.endswith(".clean")]) == 1  # none written: too soon
     assert _read(spark, path) == {"k0": "v", "k1": "v", "k2": "v", "k3": "v", "k9": "v"}
+
+
+def _plan_seeing(path, options):
+    said = []
+    plan = clean.plan(ServiceTable.open(path), options, said.append)
+    return plan, said[-1]
+
+
+@pytest.mark.parametrize("mdt", ["true", "false"])
+def test_a_full_look_again_skips_the_partitions_found_quiet_and_plans_the_same(spark, tmp_path, mdt):
+    """With no earlier clean every plan looks at every partition. A process that looked before skips the
+    partitions it found with one file per file group, unless a write completed since wrote into them: the plan
+    is the one a fresh look makes, after every step."""
+    path = str(tmp_path / "t")
+    opts = {**OPTS, "hoodie.metadata.enable": mdt}
+    by = {"hoodie.cleaner.commits.retained": "1"}
+    t = HudiTable(spark, path, opts)
+    t.upsert(_rows(spark, 1))  # eu: k0, k2; us: k1, k3; one file each
+    t.upsert(_rows(spark, 2, ids=[0, 2]))  # eu's file group gets a second file
+    clean.quiet_partitions.forget()
+    first, said = _plan_seeing(path, by)
+    assert first is None and "(KEEP_LATEST_COMMITS; 0 known quiet)" in said
+    steps = [lambda: t.upsert(_rows(spark, 3, ids=[0, 2])),  # eu's first file may go now; us still quiet
+             lambda: t.delete_partition(["us"]),  # us's file group replaced: looked at again
+             lambda: t.upsert(_rows(spark, 4, ids=[0]))]
+    for step, quiet_then in zip(steps, (1, 0, 0)):
+        step()
+        remembered, said = _plan_seeing(path, by)
+        assert f"; {quiet_then} known quiet)" in said
+        clean.quiet_partitions.forget(ServiceTable.open(path).uri)
+        fresh, said = _plan_seeing(path, by)
+        assert "; 0 known quiet)" in said and remembered == fresh
+    assert sorted(fresh["filePathsToBeDeletedPerPartition"]) == ["eu", "us"]
+    assert fresh["partitionsToBeDeleted"] == ["us"]
