@@ -1,7 +1,14 @@
 """The `partition_stats` partition: per data partition and column, the range over the files of
-the partition's latest file slices (tight bounds), recomputed whenever a write touches it."""
+the partition's latest file slices (tight bounds), recomputed whenever a write touches it.
+
+Recomputing needs the column stats of every live file of the partition (1,000 files in a partition of a
+100,000-file table). A base file's stats never change once its write committed (its name is its own), so a
+long-running writer keeps those it read or wrote (`KnownStats`) and reads from the metadata table only the
+files it has not seen: a commit costs its own files, not the partition's."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Mapping
 
 from pyhudi.metadata.keys import COLUMN_STATS, column_stats_prefix, hash_id128
@@ -9,9 +16,52 @@ from pyhudi.metadata.merge import aggregate_stats
 from pyhudi.metadata.reader import read_files, read_partition
 from pyhudi.metadata.records import ColumnStats, MetadataRecord, partition_stats_record, partition_stats_tombstone
 from pyhudi.metadata.state import DataTimeline, MdtState
+from pyhudi.table.file_names import is_base
 from pyhudi.table.file_slices import build_slices
 
 NEWEST = "9" * 17  # completion time standing in for the instant being committed
+MAX_KNOWN_FILES = 300_000  # files whose column stats a process keeps (a few hundred MB at most)
+
+
+class KnownStats:
+    """Column stats of base files (file name -> column -> stats) per metadata table and data partition, kept
+    across commits in this process; the partitions least recently used dropped past `max_files` files. Only
+    stats found or written are kept: a column a file had none for is asked again (an index built since may
+    hold it). Stats are shared: callers must not change them."""
+
+    def __init__(self, max_files: int = MAX_KNOWN_FILES):
+        self.max_files = max_files
+        self._parts: OrderedDict[tuple, dict[str, dict[str, ColumnStats]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def partition(self, state: MdtState, partition: str) -> dict[str, dict[str, ColumnStats]]:
+        """What is known of a partition's files (a copy)."""
+        with self._lock:
+            return dict(self._parts.get(self._key(state, partition)) or {})
+
+    def keep(self, state: MdtState, partition: str, per_file: Mapping[str, dict[str, ColumnStats]]) -> None:
+        """The stats of a partition's live files now: base files' kept, files no longer live forgotten
+        (replaced, cleaned or rolled back)."""
+        key = self._key(state, partition)
+        with self._lock:
+            self._parts.pop(key, None)
+            self._parts[key] = {n: stats for n, stats in per_file.items() if stats and is_base(n)}
+            held = sum(map(len, self._parts.values()))
+            while len(self._parts) > 1 and held > self.max_files:
+                held -= len(self._parts.popitem(last=False)[1])
+
+    @staticmethod
+    def _key(state: MdtState, partition: str) -> tuple:
+        return state.storage.uri, state.mdt_path, partition
+
+    def forget(self, mdt_path: str | None = None) -> None:
+        """Drops what is known of one metadata table's files (of all, with None)."""
+        with self._lock:
+            for key in [k for k in self._parts if mdt_path is None or k[1] == mdt_path]:
+                del self._parts[key]
+
+
+KNOWN = KnownStats()
 
 
 def latest_slice_files(files: Mapping[str, tuple], data: DataTimeline, replaced: set[str],
@@ -65,13 +115,22 @@ def for_commit(state: MdtState, partitions: list[str], cols: list[str], instant:
             names.pop(n, None)
         groups = replaced_before.get(p, set()) | replaced.get(p, set())
         live = latest_slice_files(names, state.data, groups, current_instant=instant)
-        mine = new_stats.get(p, {})
-        per_file: dict[str, dict[str, ColumnStats]] = {n: dict(mine.get(n, {})) for n in live}
-        for s in _stored_stats(state, p, cols, [n for n in live if n not in mine]):
-            if s.file_name in per_file:
-                per_file[s.file_name][s.column_name] = s
-        out += replacing(p, cols, per_file)
+        out += replacing(p, cols, _live_stats(state, p, cols, live, new_stats.get(p, {})))
     return out
+
+
+def _live_stats(state: MdtState, partition: str, cols: list[str], live: list[str],
+                mine: Mapping[str, Mapping[str, ColumnStats]]) -> dict[str, dict[str, ColumnStats]]:
+    """file -> column -> stats of the `live` files: the instant's own (`mine`), those known in this process,
+    the rest read from the metadata table."""
+    known = KNOWN.partition(state, partition)
+    per_file: dict[str, dict[str, ColumnStats]] = {n: dict(mine.get(n) or known.get(n) or {}) for n in live}
+    unread = [n for n in live if n not in mine and any(c not in per_file[n] for c in cols)]
+    for s in _stored_stats(state, partition, cols, unread):
+        if s.file_name in per_file:
+            per_file[s.file_name][s.column_name] = s
+    KNOWN.keep(state, partition, per_file)
+    return per_file
 
 
 def replacing(partition: str, cols: list[str] | None,
