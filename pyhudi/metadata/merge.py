@@ -89,11 +89,10 @@ def aggregate_stats(ranges: Iterable[ColumnStats], file_name: str | None, column
                     tight: bool) -> ColumnStats:
     """Partition-level stats of one column over files (`getColumnRangeInPartition`)."""
     ranges = list(ranges)
-    out = ColumnStats(file_name, column, extreme((r.min_value for r in ranges), smaller=True),
-                      extreme((r.max_value for r in ranges), smaller=False), 0, 0, 0, 0, False, tight)
-    for r in ranges:
-        out.value_count = _add(out.value_count, r.value_count)
-        out.null_count = _add(out.null_count, r.null_count)
-        out.total_size = _add(out.total_size, r.total_size)
-        out.total_uncompressed_size = _add(out.total_uncompressed_size, r.total_uncompressed_size)
-    return out
+
+    def total(field: str) -> int:  # a missing count adds nothing
+        return sum(v for v in (getattr(r, field) for r in ranges) if v is not None)
+    return ColumnStats(file_name, column, extreme((r.min_value for r in ranges), smaller=True),
+                       extreme((r.max_value for r in ranges), smaller=False), value_count=total("value_count"),
+                       null_count=total("null_count"), total_size=total("total_size"),
+                       total_uncompressed_size=total("total_uncompressed_size"), is_tight_bound=tight)

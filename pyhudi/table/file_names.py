@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import uuid
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ class LogFileName:
         return (self.instant, self.version, self.write_token or "", self.cdc_suffix)
 
 
+@functools.lru_cache(maxsize=1 << 17)  # names repeat: every commit looks at the partitions it writes again
 def _base(name: str) -> BaseFileName | None:
     """The file id ends at the first '_', the token at the second, the time at the next '.'
     (HoodieBaseFile's scan); tests/conformance/base_file_names.json holds the cases."""

@@ -11,6 +11,7 @@ queries read them (as in Apache Hudi), and they go when the slice is cleaned.
 from __future__ import annotations
 
 import bisect
+import functools
 import posixpath
 from dataclasses import dataclass, field
 from typing import Callable, Container, Iterable, Mapping, Sequence
@@ -51,6 +52,7 @@ def file_groups(slices: Iterable[FileSlice], partitions: Container[str] | None =
 COMMIT_LIKE = ("commit", "deltacommit", "replacecommit")  # compaction and clustering complete as these
 
 
+@functools.lru_cache(maxsize=1 << 17)  # a writer parses the same partitions' names at every commit
 def file_id_and_instant(name: str) -> tuple[str, str, bool] | None:
     """(file id, instant, is log) of a base or log file name; None for anything else."""
     if file_names.is_log(name):

@@ -41,6 +41,9 @@ def test_java_order():
     [wrap("b", STRING), wrap("\U0001F600", STRING), wrap("\uffff", STRING), wrap("a", STRING)],  # UTF-16 order
     [wrap(0.0, DOUBLE), wrap(-0.0, DOUBLE), wrap(float("nan"), DOUBLE), wrap(-2.5, DOUBLE)],
     [wrap(1, LONG), wrap("x", STRING), wrap(0, LONG)],  # mixed kinds: the fold's rule
+    [wrap("b", STRING), wrap("a", STRING), wrap("c", STRING), wrap("B", STRING)],  # ASCII: Python's own order
+    [wrap(2, DATE), wrap(-3, DATE), wrap(9, DATE)],
+    [wrap(True, BOOLEAN), wrap(False, BOOLEAN)],
     [None, None],
 ])
 def test_extreme_is_pick_folded(values):
