@@ -4,6 +4,7 @@ bound or either is deleted, bloom filters and everything else: newer wins."""
 from __future__ import annotations
 
 from dataclasses import replace
+from operator import attrgetter
 from typing import Iterable, Mapping
 
 from pyhudi.metadata.errors import MetadataRecordError
@@ -91,7 +92,7 @@ def aggregate_stats(ranges: Iterable[ColumnStats], file_name: str | None, column
     ranges = list(ranges)
 
     def total(field: str) -> int:  # a missing count adds nothing
-        return sum(v for v in (getattr(r, field) for r in ranges) if v is not None)
+        return sum(filter(None, map(attrgetter(field), ranges)))
     return ColumnStats(file_name, column, extreme((r.min_value for r in ranges), smaller=True),
                        extreme((r.max_value for r in ranges), smaller=False), value_count=total("value_count"),
                        null_count=total("null_count"), total_size=total("total_size"),

@@ -10,6 +10,7 @@ import decimal
 import functools
 import math
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Iterable
 
 from pyhudi.metadata.errors import MetadataRecordError
@@ -162,10 +163,9 @@ def _natural_key(kind: str, values: list[Wrapped]):
     times, and strings without surrogate pairs (code point order is then UTF-16 order); None otherwise."""
     if kind in (BYTES, FLOAT, DOUBLE):
         return None
-    if kind == STRING and not all(v.value.isascii() for v in values):
+    if kind == STRING and not all(map(str.isascii, map(_VALUE, values))):
         return None
-    return _value
+    return _VALUE
 
 
-def _value(w: Wrapped):
-    return w.value
+_VALUE = attrgetter("value")
