@@ -28,7 +28,7 @@ import struct
 from typing import Iterable
 
 from pyhudi.basefile import bloom_vector as vec
-from pyhudi.basefile.bloom_vector import BloomFilterError, np
+from pyhudi.basefile.bloom_vector import MASK32, MURMUR_M, BloomFilterError, np
 
 SIMPLE = "SIMPLE"
 DYNAMIC_V0 = "DYNAMIC_V0"
@@ -40,8 +40,6 @@ DEFAULT_DYNAMIC_MAX_ENTRIES = 100000  # hoodie.bloom.index.filter.dynamic.max.en
 
 MURMUR_HASH = 1                    # Hadoop Hash.MURMUR_HASH (0 would be Jenkins)
 _FILTER_VERSION = -1
-_M = 0x5BD1E995
-_MASK = 0xFFFFFFFF
 _SMALL_BATCH = 64                  # below this, per-key Python hashing beats numpy's fixed costs
 
 
@@ -74,9 +72,9 @@ def _key_parts(data: bytes) -> tuple[list[int], int | None]:
     nb = n >> 2
     ks = []
     for w in struct.unpack_from(f"<{nb}I", data) if nb else ():
-        k = (w * _M) & _MASK
+        k = (w * MURMUR_M) & MASK32
         k ^= k >> 24
-        ks.append((k * _M) & _MASK)
+        ks.append((k * MURMUR_M) & MASK32)
     left = n - (nb << 2)
     if not left:
         return ks, None
@@ -85,24 +83,24 @@ def _key_parts(data: bytes) -> tuple[list[int], int | None]:
         t ^= _sbyte(data[n - 2]) << 8
     if left >= 3:
         t ^= _sbyte(data[n - 3]) << 16
-    return ks, t & _MASK
+    return ks, t & MASK32
 
 
 def _murmur_parts(ks: list[int], tail: int | None, length: int, seed: int) -> int:
-    h = (seed ^ length) & _MASK
+    h = (seed ^ length) & MASK32
     for k in ks:
-        h = ((h * _M) & _MASK) ^ k
+        h = ((h * MURMUR_M) & MASK32) ^ k
     if tail is not None:
-        h = ((h ^ tail) * _M) & _MASK
+        h = ((h ^ tail) * MURMUR_M) & MASK32
     h ^= h >> 13
-    h = (h * _M) & _MASK
+    h = (h * MURMUR_M) & MASK32
     return h ^ (h >> 15)
 
 
 def murmur_hash(data: bytes, seed: int = 0) -> int:
     """Hudi's MurmurHash (32-bit MurmurHash2 with Hadoop's tail), as a signed int like Java."""
     ks, tail = _key_parts(bytes(data))
-    return _signed(_murmur_parts(ks, tail, len(data), seed & _MASK))
+    return _signed(_murmur_parts(ks, tail, len(data), seed & MASK32))
 
 
 def hash_positions(key: str | bytes, nb_hash: int, vector_size: int) -> list[int]:

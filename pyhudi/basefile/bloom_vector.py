@@ -18,8 +18,8 @@ except ImportError:  # pragma: no cover - exercised only on numpy-less installs
 
 LIBRARY = Path(__file__).resolve().parent.parent / "native" / "libhudi_bloom.so"
 BATCH = 1 << 17                  # keys hashed per pass (bounds temporary memory)
-_M = 0x5BD1E995
-_MASK = 0xFFFFFFFF
+MURMUR_M = 0x5BD1E995           # Hadoop MurmurHash's multiplier
+MASK32 = 0xFFFFFFFF
 _MAX_NATIVE_HASHES = 64          # the C code's per-key position buffer
 
 
@@ -140,7 +140,7 @@ def test_bits(bits: bytes, data, starts, lengths, nb_hash: int, vector_size: int
 
 def _positions_group(data, starts, lengths, nb, nb_hash, vector_size):
     """Positions of keys of `nb` body words: numpy's uint32 wraps exactly like Java's int."""
-    m = np.uint32(_M)
+    m = np.uint32(MURMUR_M)
 
     def gather(idx):
         return data[idx].astype(np.uint32)
@@ -162,7 +162,7 @@ def _positions_group(data, starts, lengths, nb, nb_hash, vector_size):
         if has.any():
             idx = np.where(has, end - back, 0)
             tail ^= np.where(has, sdata[idx].astype(np.int64) << shift, 0)
-    tail = (tail & _MASK).astype(np.uint32)
+    tail = (tail & MASK32).astype(np.uint32)
     has_tail = left > 0
     all_tail, any_tail = bool(has_tail.all()), bool(has_tail.any())
     length = lengths.astype(np.uint32)
