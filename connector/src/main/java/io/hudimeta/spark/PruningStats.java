@@ -8,7 +8,9 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
  * pruning and after partition_stats; file slices and files before and after column_stats, then after
  * record_index. Shown in the scan's description and reported as driver-side SQL metrics.
  *
- * @param skipping    how data skipping applied ("column_stats+partition_stats", "column_stats", "off(...)")
+ * @param skipping    how data skipping applied ("column_stats+partition_stats", "column_stats", "off(...)";
+ *                    "record_index" when the record index answered first: partitions holding the keys listed,
+ *                    the stats not read, so the counts "after partition_stats / column_stats" are those)
  * @param recordIndex how record-index pruning applied ({@link RecordIndexPruning#describe()})
  */
 record PruningStats(

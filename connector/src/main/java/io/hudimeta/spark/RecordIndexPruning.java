@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * completed secondary index covers, which turns the values into the record keys of the rows holding them.
  * AND intersects what its sides pin and OR unites it (when both sides pin keys); so do the top-level
  * filters, being ANDed. Like column_stats pruning it needs data skipping, the metadata table (in sync) and
- * the latest snapshot, and every filter is still applied after the scan.
+ * the latest snapshot, and every filter is still applied after the scan. When it applies it comes first, as
+ * in Hudi's file index (the first index that answers decides): only the partitions holding the keys are
+ * listed, and neither partition_stats nor column_stats is read.
  */
 final class RecordIndexPruning {
 
@@ -54,6 +56,8 @@ final class RecordIndexPruning {
   private final Map<String, KeyPin.Values> lookups;
   /** The keys looked up in record_index, once pruned. */
   private Set<String> keys;
+  /** The file groups holding them, once looked up. */
+  private Set<FileGroupId> groups;
   private String outcome;
 
   private RecordIndexPruning(MetadataTable mdt, KeyPin pin, String off) {
@@ -134,19 +138,33 @@ final class RecordIndexPruning {
     return "record_index: " + (outcome == null ? "not planned" : outcome);
   }
 
+  /**
+   * The partitions the index places the keys in (the keys are looked up now, once), or null when this
+   * pruning is off or an index cannot be read: then every partition may hold them.
+   */
+  Set<String> partitions() {
+    if (pin == null || outcome != null) {
+      return null;
+    }
+    if (groups == null) {
+      try {
+        keys = KeyPin.resolve(pin, secondaryKeys());
+        groups = fileGroups(keys);
+      } catch (RuntimeException e) {
+        LOG.warn("Not pruning by record_index of {}: an index cannot be read", mdt.dataBasePath(), e);
+        keys = null;
+        outcome = "off(unreadable)";
+        return null;
+      }
+    }
+    Set<String> out = new TreeSet<>();
+    groups.forEach(g -> out.add(g.partitionPath()));
+    return out;
+  }
+
   /** The splits of the file groups the index places the keys in, in their order. */
   List<SliceSplit> prune(List<SliceSplit> splits) {
-    if (pin == null) {
-      return splits;
-    }
-    Set<FileGroupId> groups;
-    try {
-      keys = KeyPin.resolve(pin, secondaryKeys());
-      groups = fileGroups(keys);
-    } catch (RuntimeException e) {
-      LOG.warn("Not pruning by record_index of {}: an index cannot be read", mdt.dataBasePath(), e);
-      keys = null;
-      outcome = "off(unreadable)";
+    if (partitions() == null) {
       return splits;
     }
     List<SliceSplit> kept = new ArrayList<>();

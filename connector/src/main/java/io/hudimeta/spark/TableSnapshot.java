@@ -308,7 +308,12 @@ final class TableSnapshot {
     MetadataTable mdt = metadataForSkipping();
     boolean latest = options.queryType == ReadOptions.QueryType.SNAPSHOT && queryInstant == null;
     DataSkipping skipping = DataSkipping.of(options.dataSkipping, mdt, config, schema, filters, latest);
-    List<String> partitions = skipping.prunePartitions(byPath);
+    RecordIndexPruning recordIndex = RecordIndexPruning.of(options, mdt, fs, config, schema, filters, latest);
+    Set<String> located = recordIndex.partitions(); // when it answers, no stats are read (Hudi's order)
+    List<String> partitions =
+      located == null
+        ? skipping.prunePartitions(byPath)
+        : byPath.stream().filter(located::contains).collect(Collectors.toList());
     Map<String, List<FileEntry>> files = view.files(partitions);
     listingSource = view.source();
     if (listingSource.equals("storage") && options.checkListedFiles) {
@@ -331,8 +336,7 @@ final class TableSnapshot {
         }
       }
     }
-    List<SliceSplit> afterStats = skipping.pruneSlices(candidates);
-    RecordIndexPruning recordIndex = RecordIndexPruning.of(options, mdt, fs, config, schema, filters, latest);
+    List<SliceSplit> afterStats = located == null ? skipping.pruneSlices(candidates) : candidates;
     List<SliceSplit> splits = recordIndex.prune(afterStats);
     int fileCount = fileCount(splits);
     planStats =
@@ -347,7 +351,7 @@ final class TableSnapshot {
       " files=" +
       fileCount;
     pruningStats = new PruningStats(
-      skipping.mode(),
+      located == null ? skipping.mode() : "record_index",
       all.size(),
       byPath.size(),
       partitions.size(),
