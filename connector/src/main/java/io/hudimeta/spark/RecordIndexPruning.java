@@ -139,32 +139,37 @@ final class RecordIndexPruning {
   }
 
   /**
-   * The partitions the index places the keys in (the keys are looked up now, once), or null when this
-   * pruning is off or an index cannot be read: then every partition may hold them.
+   * The partitions the index places the keys in, or null when this pruning is off or an index cannot be
+   * read: then every partition may hold them.
    */
   Set<String> partitions() {
-    if (pin == null || outcome != null) {
+    if (lookedUp() == null) {
       return null;
-    }
-    if (groups == null) {
-      try {
-        keys = KeyPin.resolve(pin, secondaryKeys());
-        groups = fileGroups(keys);
-      } catch (RuntimeException e) {
-        LOG.warn("Not pruning by record_index of {}: an index cannot be read", mdt.dataBasePath(), e);
-        keys = null;
-        outcome = "off(unreadable)";
-        return null;
-      }
     }
     Set<String> out = new TreeSet<>();
     groups.forEach(g -> out.add(g.partitionPath()));
     return out;
   }
 
+  /** The file groups holding the pinned keys, looked up on the first call; null when off or unreadable. */
+  private Set<FileGroupId> lookedUp() {
+    if (pin == null || outcome != null || groups != null) {
+      return groups;
+    }
+    try {
+      keys = KeyPin.resolve(pin, secondaryKeys());
+      groups = fileGroups(keys);
+    } catch (RuntimeException e) {
+      LOG.warn("Not pruning by record_index of {}: an index cannot be read", mdt.dataBasePath(), e);
+      keys = null;
+      outcome = "off(unreadable)";
+    }
+    return groups;
+  }
+
   /** The splits of the file groups the index places the keys in, in their order. */
   List<SliceSplit> prune(List<SliceSplit> splits) {
-    if (partitions() == null) {
+    if (lookedUp() == null) {
       return splits;
     }
     List<SliceSplit> kept = new ArrayList<>();
