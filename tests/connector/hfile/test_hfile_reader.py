@@ -159,8 +159,10 @@ def test_batch_lookup(spark, path):
     first_value = {}
     for row, value in expected:
         first_value.setdefault(row, value)
-    wanted = list(first_value)[::7]
-    asked = wanted[::-1] + [r + "!" for r in wanted[:50]] + ["hudi-key-", "zzz"]  # unsorted, with absent keys
+    rows = list(first_value)
+    wanted = sorted(set(rows[::7] + rows[:300] + rows[-40:]))  # sparse, then dense runs: seeks within a block
+    # unsorted, with absent keys between present ones and keys asked twice
+    asked = wanted[::-1] + [r + "!" for r in wanted[:50]] + ["hudi-key-", "zzz"] + wanted[:20]
     with opened(spark, path) as reader:
         joined = pkg(spark).HFileInspect.getAll(reader, SEP.join(asked), SEP)
     found = dict(line.split("=", 1) for line in split(joined))

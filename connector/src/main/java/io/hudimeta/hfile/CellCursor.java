@@ -60,6 +60,19 @@ final class CellCursor {
     );
   }
 
+  /**
+   * Moves to the first cell whose row is >= row when that cell is in the current block; false, the
+   * cursor unmoved, when it is not. Every cell before the cursor must sort before row (a cursor left by
+   * {@link #atOrAfter} for a smaller row).
+   */
+  boolean forwardInBlock(byte[] row) {
+    if (block == null || block.count() == 0 || block.compareRow(block.count() - 1, row) < 0) {
+      return false;
+    }
+    slot = block.lowerBound(row, Math.min(slot, block.count()));
+    return true;
+  }
+
   int compareRow(byte[] row) {
     return block.compareRow(slot, row);
   }

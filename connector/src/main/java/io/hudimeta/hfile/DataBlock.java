@@ -64,8 +64,27 @@ final class DataBlock {
 
   /** Index of the first cell whose row is >= row (count() if none). */
   int lowerBound(byte[] row) {
-    int lo = 0;
-    int hi = count();
+    return search(row, 0, count());
+  }
+
+  /**
+   * {@link #lowerBound(byte[])} when every cell before {@code from} sorts before row. Gallops from
+   * {@code from} first: sorted lookups land a few cells on, and the cells near it are in the CPU cache
+   * where a search over the whole block (up to 1 MB) misses it at every step.
+   */
+  int lowerBound(byte[] row, int from) {
+    int lo = from;
+    int hi = from;
+    for (int step = 1; hi < count() && compareRow(hi, row) < 0; step <<= 1) {
+      lo = hi + 1;
+      hi = from + step;
+    }
+    hi = Math.min(hi, count());
+    return search(row, lo, hi);
+  }
+
+  /** The first cell in [lo, hi) whose row is >= row (hi if none); cells before lo sort before row. */
+  private int search(byte[] row, int lo, int hi) {
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
       if (compareRow(mid, row) < 0) {

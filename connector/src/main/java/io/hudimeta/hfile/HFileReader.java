@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -12,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.function.Predicate;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -188,16 +188,25 @@ public final class HFileReader implements Closeable {
   }
 
   /**
-   * Looks up many keys at once: keys are visited in row order so consecutive lookups hit the
-   * same cached blocks. Returns the first cell of each present key, in row order; absent keys
+   * Looks up many keys at once (duplicates allowed): keys are visited in row order, each from where
+   * the previous one left the cursor when it lies in the same block. Returns the first cell of each present key, in row order; absent keys
    * are not in the map.
    */
   public Map<String, Cell> getAll(Collection<String> keys) throws IOException {
     Map<String, Cell> found = new LinkedHashMap<>();
+    CellCursor cursor = null;
+    byte[] previous = null;
     for (byte[] key : sortedUtf8(keys)) {
-      Optional<Cell> cell = seek(key);
-      if (cell.isPresent()) {
-        found.put(new String(key, StandardCharsets.UTF_8), cell.get());
+      if (previous != null && Arrays.equals(previous, key)) {
+        continue;
+      }
+      previous = key;
+      // sorted keys mostly land in the block the previous one did: no index search, no cache lookup
+      if (cursor == null || !cursor.forwardInBlock(key)) {
+        cursor = CellCursor.atOrAfter(dataIndex, this::dataBlock, key);
+      }
+      if (cursor.valid() && cursor.compareRow(key) == 0) {
+        found.put(new String(key, StandardCharsets.UTF_8), cursor.cell());
       }
     }
     return found;
@@ -285,11 +294,14 @@ public final class HFileReader implements Closeable {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static TreeSet<byte[]> sortedUtf8(Collection<String> keys) {
-    TreeSet<byte[]> sorted = new TreeSet<>(Bytes.UNSIGNED);
+  /** The keys' UTF-8 bytes in row order, duplicates kept (an array sort: linear when already sorted). */
+  private static byte[][] sortedUtf8(Collection<String> keys) {
+    byte[][] sorted = new byte[keys.size()][];
+    int i = 0;
     for (String key : keys) {
-      sorted.add(utf8(key));
+      sorted[i++] = utf8(key);
     }
+    Arrays.sort(sorted, Bytes.UNSIGNED);
     return sorted;
   }
 

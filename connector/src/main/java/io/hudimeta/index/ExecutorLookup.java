@@ -19,6 +19,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.TaskContext;
@@ -39,16 +40,17 @@ import org.apache.spark.util.TaskCompletionListener;
 /**
  * {@link RecordIndex#locate(SparkSession, String, java.util.Map, Dataset)} on executors: keys are
  * shuffled by the record_index file group they hash to ({@link KeyGroupFunction}, as the writer spreads
- * index entries) and sorted within each task; a task opens the slice of each file group it holds once
- * and seeks its keys in sorted batches, through the executor's {@link BlockCache} (configured from the
- * lookup's options), so the blocks of one lookup serve the next. Keys of a record_index whose file
+ * index entries); a task groups its keys by file group, sorts and deduplicates each group's (in memory:
+ * Spark's row sort compares whole rows here, which cost more than the lookups), opens the group's slice
+ * once and seeks the keys in sorted batches, through the executor's {@link BlockCache} (configured from
+ * the lookup's options), so the blocks of one lookup serve the next. Keys of a record_index whose file
  * groups cannot be routed by hash go to every file group.
  */
 final class ExecutorLookup {
 
   private static final String KEYS = RecordIndex.KEYS_COLUMN;
   private static final String GROUP = "_hudi_rig";
-  /** Keys per HFile pass: bounds a task's memory, not its work. */
+  /** Keys per HFile pass: bounds the records a task holds decoded, not its work. */
   static final int BATCH = 4096;
   static final StructType SCHEMA = new StructType()
     .add(RecordIndex.KEY_COLUMN, DataTypes.StringType, false)
@@ -76,11 +78,10 @@ final class ExecutorLookup {
       .where(col(KEYS).isNotNull())
       .withColumn(GROUP, group)
       .repartition(groups, col(GROUP))
-      .sortWithinPartitions(GROUP, KEYS)
       .mapPartitions(new LookupTask(job), Encoders.row(SCHEMA));
   }
 
-  /** One task: its rows sorted by (file group, key). */
+  /** One task: its rows of (key, file group), any order. */
   private static final class LookupTask implements MapPartitionsFunction<Row, Row> {
 
     private static final long serialVersionUID = 1L;
@@ -94,13 +95,18 @@ final class ExecutorLookup {
     public Iterator<Row> call(Iterator<Row> input) {
       Job j = job.value();
       BlockCache.shared().configure(j.conf().value()::get);
+      Map<Integer, List<String>> byGroup = new TreeMap<>();
+      while (input.hasNext()) {
+        Row row = input.next();
+        byGroup.computeIfAbsent(row.getInt(1), g -> new ArrayList<>()).add(row.getString(0));
+      }
       FileSystem fs;
       try {
         fs = j.slices().dir().getFileSystem(j.conf().value());
       } catch (IOException e) {
         throw new UncheckedIOException("cannot reach the metadata table at " + j.slices().dir(), e);
       }
-      Found found = new Found(fs, j.slices(), input);
+      Found found = new Found(fs, j.slices(), byGroup.entrySet().iterator());
       TaskContext task = TaskContext.get();
       if (task != null) {
         task.addTaskCompletionListener((TaskCompletionListener) ctx -> found.closeReader());
@@ -114,23 +120,24 @@ final class ExecutorLookup {
 
     private final FileSystem fs;
     private final PartitionSlices slices;
-    private final Iterator<Row> input;
-    private Row next; // the first input row not yet batched
-    private int openGroup = -1;
-    private String lastKey; // of the open group: duplicates are adjacent in sorted input, across batches too
+    private final Iterator<Map.Entry<Integer, List<String>>> groups;
+    private List<String> keys = List.of(); // distinct, sorted keys of the open group
+    private int done; // keys of the open group looked up
     private PartitionSlices.Reader reader;
     private Iterator<Row> ready = Collections.emptyIterator();
 
-    Found(FileSystem fs, PartitionSlices slices, Iterator<Row> input) {
+    Found(FileSystem fs, PartitionSlices slices, Iterator<Map.Entry<Integer, List<String>>> groups) {
       this.fs = fs;
       this.slices = slices;
-      this.input = input;
-      this.next = input.hasNext() ? input.next() : null;
+      this.groups = groups;
     }
 
     @Override
     public boolean hasNext() {
-      while (!ready.hasNext() && next != null) {
+      while (!ready.hasNext() && (done < keys.size() || groups.hasNext())) {
+        if (done == keys.size()) {
+          openNextGroup();
+        }
         ready = lookupBatch();
       }
       if (!ready.hasNext()) {
@@ -147,23 +154,19 @@ final class ExecutorLookup {
       return ready.next();
     }
 
-    /** Up to {@link #BATCH} distinct keys of the current file group, looked up in one pass. */
+    private void openNextGroup() {
+      closeReader();
+      Map.Entry<Integer, List<String>> group = groups.next();
+      keys = distinctSorted(group.getValue());
+      done = 0;
+      reader = slices.open(fs, group.getKey());
+    }
+
+    /** The next {@link #BATCH} keys of the open group, looked up in one pass. */
     private Iterator<Row> lookupBatch() {
-      int group = next.getInt(1);
-      if (group != openGroup) {
-        closeReader();
-        reader = slices.open(fs, group);
-        openGroup = group;
-      }
-      List<String> batch = new ArrayList<>();
-      while (next != null && next.getInt(1) == group && batch.size() < BATCH) {
-        String key = next.getString(0);
-        if (!key.equals(lastKey)) {
-          batch.add(key);
-          lastKey = key;
-        }
-        next = input.hasNext() ? input.next() : null;
-      }
+      int end = Math.min(keys.size(), done + BATCH);
+      List<String> batch = keys.subList(done, end);
+      done = end;
       List<Row> out = new ArrayList<>();
       for (Map.Entry<String, MetadataRecord> e : reader.lookup(batch).entrySet()) {
         RecordLocation loc = RecordLocation.decode(e.getValue());
@@ -172,12 +175,21 @@ final class ExecutorLookup {
       return out.iterator();
     }
 
+    private static List<String> distinctSorted(List<String> keys) {
+      Collections.sort(keys);
+      int kept = 0;
+      for (String key : keys) {
+        if (kept == 0 || !key.equals(keys.get(kept - 1))) {
+          keys.set(kept++, key);
+        }
+      }
+      return keys.subList(0, kept);
+    }
+
     void closeReader() {
       if (reader != null) {
         reader.close();
         reader = null;
-        openGroup = -1;
-        lastKey = null;
       }
     }
   }

@@ -275,7 +275,7 @@ public final class MetadataTable implements Closeable {
     }
     p.route(keys).forEach((position, sliceKeys) -> {
       Map<String, MetadataRecord> merged = new HashMap<>();
-      opened(p, position).collectKeys(new TreeSet<>(sliceKeys), merged);
+      opened(p, position).collectKeys(sliceKeys, merged);
       SliceReader.keepPresent(merged, out);
     });
     return out;

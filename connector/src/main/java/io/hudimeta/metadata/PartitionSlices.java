@@ -7,8 +7,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -69,11 +67,11 @@ public final class PartitionSlices implements Serializable {
       this.slice = slice;
     }
 
-    /** Merged, present records of exactly these keys found in this slice, by key (sorted). */
+    /** Merged, present records of exactly these keys (duplicates allowed) found in this slice, by key. */
     public Map<String, MetadataRecord> lookup(Collection<String> keys) {
       Map<String, MetadataRecord> merged = new HashMap<>();
-      slice.collectKeys(new TreeSet<>(keys), merged);
-      Map<String, MetadataRecord> out = new TreeMap<>();
+      slice.collectKeys(keys, merged);
+      Map<String, MetadataRecord> out = new HashMap<>();
       SliceReader.keepPresent(merged, out);
       return out;
     }

@@ -19,6 +19,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ import java.util.Set;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -60,6 +62,8 @@ final class SliceReader implements Closeable {
   private final HFileReader base;
   private final GenericDatumReader<GenericRecord> baseDecoder;
   private final List<Block> blocks;
+  /** Reused by every decode: a slice is read by one thread at a time. */
+  private BinaryDecoder binary;
 
   private SliceReader(
     FileSlice slice,
@@ -216,10 +220,11 @@ final class SliceReader implements Closeable {
   }
 
   /** {@code where} names the record's file in an error (stringified only then: decoding runs per key). */
-  static MetadataRecord decode(Cell cell, GenericDatumReader<GenericRecord> decoder, Object where) {
+  private MetadataRecord decode(Cell cell, GenericDatumReader<GenericRecord> decoder, Object where) {
     String key = cell.rowString();
     try {
-      GenericRecord record = decoder.read(null, DecoderFactory.get().binaryDecoder(cell.value(), null));
+      binary = DecoderFactory.get().binaryDecoder(cell.value(), binary);
+      GenericRecord record = decoder.read(null, binary);
       return MetadataRecord.decode(key, record);
     } catch (IOException | RuntimeException e) {
       throw new HudiTableException("cannot decode metadata record '" + key + "' in " + where + ": " + e, e);
@@ -228,8 +233,8 @@ final class SliceReader implements Closeable {
 
   // ---- reading ----
 
-  /** Merges the records of exactly these keys into {@code merged} (deletions included). */
-  void collectKeys(Set<String> keys, Map<String, MetadataRecord> merged) {
+  /** Merges the records of exactly these keys (duplicates allowed) into {@code merged} (deletions included). */
+  void collectKeys(Collection<String> keys, Map<String, MetadataRecord> merged) {
     try {
       if (base != null) {
         for (Map.Entry<String, Cell> e : base.getAll(keys).entrySet()) {
