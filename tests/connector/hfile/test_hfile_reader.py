@@ -7,6 +7,7 @@ schema, the key -> file-group hash, partition lists).
 from __future__ import annotations
 
 import base64
+import gzip
 import io
 import json
 import re
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import fastavro
 import pytest
+from py4j.protocol import Py4JJavaError
 from conftest import FIXTURES
 
 HFILE_DIR = FIXTURES / "hfile"
@@ -297,6 +299,29 @@ def test_unsupported_codec_is_named(spark, tmp_path):
             pass
     assert "UnsupportedOperationException" in error_text(err)
     assert "compressed with SNAPPY; only GZ and NONE are supported" in error_text(err)
+
+
+def test_gzip_block_payloads(spark):
+    """GZ blocks inflate to exactly the size their header gives, gzip header fields (name, extra) skipped;
+    a payload that is truncated, longer or shorter than the header says, or whose trailer CRC is wrong is
+    corrupt, never silently cut or padded."""
+    inspect = pkg(spark).HFileInspect
+    raw = b"".join(b"hudi-key-%09d value %d;" % (i, i * 7) for i in range(20_000))
+    packed = gzip.compress(raw)
+    assert bytes(inspect.decompress("GZ", packed, len(raw))) == raw
+    named = bytearray(packed)
+    named[3] |= 8 | 4  # FNAME and FEXTRA: their fields go after the 10 fixed bytes
+    named[10:10] = b"\x03\x00xyzblock.bin\x00"
+    assert bytes(inspect.decompress("GZ", bytes(named), len(raw))) == raw
+    crc_flipped = packed[:-8] + bytes([packed[-8] ^ 1]) + packed[-7:]
+    for bad, size, says in ((packed[:len(packed) // 2], len(raw), "decompresses to"),
+                            (packed, len(raw) + 1, "decompresses to"),
+                            (packed, len(raw) - 1, "more than"),
+                            (crc_flipped, len(raw), "CRC-32"),
+                            (b"\x00" * 40, len(raw), "not a gzip")):
+        with pytest.raises(Py4JJavaError) as e:
+            inspect.decompress("GZ", bad, size)
+        assert "CorruptHFileException" in str(e.value) and says in str(e.value)
 
 
 def test_not_an_hfile(spark):

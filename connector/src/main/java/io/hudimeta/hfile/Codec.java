@@ -1,9 +1,10 @@
 package io.hudimeta.hfile;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.zip.GZIPInputStream;
+import java.util.zip.CRC32;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
 
 /**
  * Compression codecs in the order of their on-disk ordinals (trailer field 12).
@@ -47,12 +48,89 @@ public enum Codec {
     return out;
   }
 
-  /** At most one byte more than the header promises: a corrupt stream cannot inflate without bound. */
+  /**
+   * Inflates one gzip member straight into an array of the size the block header gives (no stream, no
+   * chunk copies: a record-index lookup inflates hundreds of 1 MB blocks), then checks its CRC-32 and
+   * length. A stream that inflates to more or less than promised is corrupt.
+   */
   private static byte[] gunzip(byte[] buf, int off, int len, int expected, String where) throws CorruptHFileException {
-    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(buf, off, len), 8192)) {
-      return in.readNBytes(Math.max(expected, 0) + (expected < Integer.MAX_VALUE ? 1 : 0));
-    } catch (IOException e) {
-      throw new CorruptHFileException("cannot gunzip " + where + ": " + e.getMessage(), e);
+    if (expected < 0) {
+      throw new CorruptHFileException(where + " has a negative uncompressed size " + expected);
     }
+    int end = off + len;
+    int data = off + gzipHeaderLength(buf, off, len, where);
+    Inflater inflater = new Inflater(true);
+    try {
+      inflater.setInput(buf, data, end - data);
+      byte[] out = new byte[expected];
+      int n = 0;
+      while (n < expected) {
+        int k = inflater.inflate(out, n, expected - n);
+        if (k == 0 && (inflater.finished() || inflater.needsInput() || inflater.needsDictionary())) {
+          throw new CorruptHFileException(where + " decompresses to " + n + " bytes, header says " + expected);
+        }
+        n += k;
+      }
+      if (!inflater.finished() && inflater.inflate(new byte[1]) > 0) {
+        throw new CorruptHFileException(
+          where + " decompresses to more than the " + expected + " bytes its header says"
+        );
+      }
+      int trailer = data + (int) inflater.getBytesRead();
+      if (!inflater.finished() || trailer + 8 > end) {
+        throw new CorruptHFileException("cannot gunzip " + where + ": the gzip stream is truncated");
+      }
+      CRC32 crc = new CRC32();
+      crc.update(out);
+      if (littleEndianInt(buf, trailer) != (int) crc.getValue() || littleEndianInt(buf, trailer + 4) != expected) {
+        throw new CorruptHFileException("cannot gunzip " + where + ": CRC-32 or length of the gzip trailer mismatch");
+      }
+      return out;
+    } catch (DataFormatException e) {
+      throw new CorruptHFileException("cannot gunzip " + where + ": " + e.getMessage(), e);
+    } finally {
+      inflater.end();
+    }
+  }
+
+  private static final int FHCRC = 2;
+  private static final int FEXTRA = 4;
+  private static final int FNAME = 8;
+  private static final int FCOMMENT = 16;
+
+  /** Bytes of the gzip member header at off (RFC 1952 section 2.3: fixed 10 bytes, then the optional fields). */
+  private static int gzipHeaderLength(byte[] buf, int off, int len, String where) throws CorruptHFileException {
+    if (len < 18 || (buf[off] & 0xff) != 0x1f || (buf[off + 1] & 0xff) != 0x8b || buf[off + 2] != 8) {
+      throw new CorruptHFileException("cannot gunzip " + where + ": not a gzip (deflate) member");
+    }
+    int flags = buf[off + 3] & 0xff;
+    int pos = off + 10;
+    try {
+      if ((flags & FEXTRA) != 0) {
+        pos += 2 + ((buf[pos] & 0xff) | ((buf[pos + 1] & 0xff) << 8));
+      }
+      for (int zeroTerminated : new int[] { FNAME, FCOMMENT }) {
+        if ((flags & zeroTerminated) != 0) {
+          while (buf[pos++] != 0) {
+            // skip the field
+          }
+        }
+      }
+      if ((flags & FHCRC) != 0) {
+        pos += 2;
+      }
+    } catch (ArrayIndexOutOfBoundsException e) {
+      throw new CorruptHFileException("cannot gunzip " + where + ": truncated gzip header", e);
+    }
+    if (pos > off + len) {
+      throw new CorruptHFileException("cannot gunzip " + where + ": truncated gzip header");
+    }
+    return pos - off;
+  }
+
+  private static int littleEndianInt(byte[] buf, int pos) {
+    return (
+      (buf[pos] & 0xff) | ((buf[pos + 1] & 0xff) << 8) | ((buf[pos + 2] & 0xff) << 16) | ((buf[pos + 3] & 0xff) << 24)
+    );
   }
 }

@@ -19,6 +19,11 @@ public final class HFileInspect {
 
   private HFileInspect() {}
 
+  /** A block payload decompressed by {@code codec} ("GZ", "NONE") to the size a block header would give. */
+  public static byte[] decompress(String codec, byte[] payload, int uncompressedSize) throws IOException {
+    return Codec.valueOf(codec).decompress(payload, 0, payload.length, uncompressedSize, "test payload");
+  }
+
   /** Opens a file by path or URI with the given Hadoop configuration. */
   public static HFileReader open(String path, Configuration conf) throws IOException {
     Path p = new Path(path);
