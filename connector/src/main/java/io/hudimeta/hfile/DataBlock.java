@@ -10,24 +10,16 @@ import java.util.Arrays;
 final class DataBlock {
 
   private final byte[] payload;
-  private final int[] rowOffset;
-  private final int[] rowLength;
-  private final int[] valueOffset;
-  private final int[] valueLength;
+  /** Where each cell starts; its row and value are found from its own length fields when asked. */
+  private final int[] cellStart;
 
-  private DataBlock(byte[] payload, int[] rowOffset, int[] rowLength, int[] valueOffset, int[] valueLength) {
+  private DataBlock(byte[] payload, int[] cellStart) {
     this.payload = payload;
-    this.rowOffset = rowOffset;
-    this.rowLength = rowLength;
-    this.valueOffset = valueOffset;
-    this.valueLength = valueLength;
+    this.cellStart = cellStart;
   }
 
   static DataBlock parse(byte[] p, boolean hasTags, boolean hasMemstoreTs, String where) throws CorruptHFileException {
-    IntList rowOff = new IntList();
-    IntList rowLen = new IntList();
-    IntList valOff = new IntList();
-    IntList valLen = new IntList();
+    IntList starts = new IntList();
     int pos = 0;
     try {
       while (pos < p.length) {
@@ -37,10 +29,7 @@ final class DataBlock {
         if (keyLen < rLen + 2 || valueLen < 0 || (long) pos + 8 + keyLen + valueLen > p.length) {
           throw new CorruptHFileException("bad cell at payload offset " + pos + " of " + where);
         }
-        rowOff.add(pos + 10);
-        rowLen.add(rLen);
-        valOff.add(pos + 8 + keyLen);
-        valLen.add(valueLen);
+        starts.add(pos);
         pos += 8 + keyLen + valueLen;
         if (hasTags) {
           pos += 2 + Bytes.readUnsignedShort(p, pos);
@@ -55,11 +44,11 @@ final class DataBlock {
     if (pos != p.length) {
       throw new CorruptHFileException("last cell overruns the payload of " + where);
     }
-    return new DataBlock(p, rowOff.toArray(), rowLen.toArray(), valOff.toArray(), valLen.toArray());
+    return new DataBlock(p, starts.toArray());
   }
 
   int count() {
-    return rowOffset.length;
+    return cellStart.length;
   }
 
   /** Index of the first cell whose row is >= row (count() if none). */
@@ -97,16 +86,21 @@ final class DataBlock {
   }
 
   int compareRow(int i, byte[] row) {
-    return Bytes.compare(payload, rowOffset[i], rowLength[i], row);
+    int start = cellStart[i];
+    return Bytes.compare(payload, start + 10, Bytes.readUnsignedShort(payload, start + 8), row);
   }
 
   boolean rowStartsWith(int i, byte[] prefix) {
-    return Bytes.startsWith(payload, rowOffset[i], rowLength[i], prefix);
+    int start = cellStart[i];
+    return Bytes.startsWith(payload, start + 10, Bytes.readUnsignedShort(payload, start + 8), prefix);
   }
 
   Cell cell(int i) {
-    byte[] row = Arrays.copyOfRange(payload, rowOffset[i], rowOffset[i] + rowLength[i]);
-    byte[] value = Arrays.copyOfRange(payload, valueOffset[i], valueOffset[i] + valueLength[i]);
+    int start = cellStart[i];
+    int rowStart = start + 10;
+    byte[] row = Arrays.copyOfRange(payload, rowStart, rowStart + Bytes.readUnsignedShort(payload, start + 8));
+    int valueStart = start + 8 + Bytes.readInt(payload, start);
+    byte[] value = Arrays.copyOfRange(payload, valueStart, valueStart + Bytes.readInt(payload, start + 4));
     return new Cell(row, value);
   }
 
