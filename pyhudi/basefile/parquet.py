@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from pyhudi.avro import schema as avro_schema
 from pyhudi.basefile import bloom
-from pyhudi.errors import HudiError
+from pyhudi.errors import CorruptFileError, HudiError
 
 BLOOM_KEY = "org.apache.hudi.bloomfilter"
 LEGACY_BLOOM_KEY = "com.uber.hoodie.bloomfilter"
@@ -293,4 +293,8 @@ def read_footer(source, filesystem: pafs.FileSystem | None = None) -> dict[str, 
 def _footer(source, filesystem) -> dict[bytes, bytes]:
     if isinstance(source, str) and filesystem is None and "://" in source:
         filesystem, source = pafs.FileSystem.from_uri(source)
-    return pq.ParquetFile(source, filesystem=filesystem).metadata.metadata or {}
+    try:
+        return pq.ParquetFile(source, filesystem=filesystem).metadata.metadata or {}
+    except pa.ArrowInvalid as e:  # not Parquet, or truncated: name the file, not only Arrow's complaint
+        where = source if isinstance(source, str) else "input"
+        raise CorruptFileError(f"cannot read the Parquet footer of {where}: {e}") from e

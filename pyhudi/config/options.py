@@ -198,6 +198,11 @@ INDEX_TYPE = _define("hoodie.index.type", "SIMPLE",
 BLOOM_PRUNE_BY_RANGES = _define("hoodie.bloom.index.prune.by.ranges", True, boolean,
                                 "BLOOM: skip files (and log blocks) whose min/max record key excludes a key "
                                 "before testing their bloom filter.")
+BLOOM_USE_METADATA = _define(
+    "hoodie.bloom.index.use.metadata", False, boolean,
+    "BLOOM: base files tested by their bloom filters in the metadata table's bloom_filters partition, not their "
+    "footers: a file whose filter excludes every key is not opened; key ranges do not prune. Footers are read "
+    "when the partition is not built or the metadata table lags.")
 BLOOM_INDEX_LOG_FILES = _define(
     "pyhudi.bloom.index.log.files.enable", False, boolean,
     "pyhudi's log-file indexing (RFC-06), merge-on-read with hoodie.index.type=BLOOM: inserts join the log files of "

@@ -1,12 +1,13 @@
 """The bloom index (Apache Hudi's BLOOM): the file group of each incoming key, found by reading the keys of
 only those files whose key range and bloom filter may hold one of the batch's keys of their partition.
 Each executor task takes a share of the touched partitions' file slices and checks them itself: base
-files by their footer (hoodie_min/max_record_key, the bloom filter), and, with log-file indexing
-(pyhudi.bloom.index.log.files.enable, RFC-06), their log files: first by the log file's bloom filter in the
-metadata table's bloom_filters partition (written for each log file under log-file indexing; fetched once per
-write by the driver, log_filters, each slice's own handed to the task checking it), then block by block: a
+files by their footer (hoodie_min/max_record_key, the bloom filter), or, with hoodie.bloom.index.use.metadata, by
+their bloom filter in the metadata table's bloom_filters partition (the file is not opened unless it may hold a
+key); and, with log-file indexing (pyhudi.bloom.index.log.files.enable, RFC-06), their log files: first by the log
+file's bloom filter there (written for each log file under log-file indexing), then block by block: a
 Parquet data block by the same footer keys inside its content, any other block by reading its keys. Files and
-blocks that cannot hold a key are skipped, and counted."""
+blocks that cannot hold a key are skipped, and counted. The metadata table's filters are fetched once per write
+by the driver (mdt_filters), each slice's own handed to the task checking it."""
 from __future__ import annotations
 
 import io
@@ -30,8 +31,9 @@ from pyhudi.write.executor import FG
 
 MAX_RECORDS = 1_000_000  # batches up to this size hand every task their keys; bigger ones read every key
 FOUND_DDL = f"_hudi_k string, _hudi_p string, {FG} string"
-# a slice to check; log_filters: its log files' bloom filters from the metadata table (each task gets its own)
+# a slice to check, with its files' bloom filters from the metadata table (each task gets its own)
 SLICES_DDL = ("partition string, file_id string, base string, logs array<string>, "
+              "base_filter struct<type: string, filter: string>, "
               "log_filters map<string, struct<type: string, filter: string>>")
 COUNTERS = ("files_checked", "files_skipped", "blocks_checked", "blocks_skipped", "keys_read")
 
@@ -58,18 +60,22 @@ class Counters:
         return {name: acc.value for name, acc in self._acc.items()}
 
 
-def log_filters(spark: SparkSession, path: str, options: dict[str, str], cfg: WriteConfig, props: dict[str, str],
+def mdt_filters(spark: SparkSession, path: str, options: dict[str, str], cfg: WriteConfig, props: dict[str, str],
                 plan) -> dict[str, dict[str, dict]]:
-    """partition -> {log file name: {"type", "filter"}}: the bloom filters the metadata table's bloom_filters
-    partition holds of the log files of the plan's (client._Plan) slices in the partitions it writes (one lookup
-    in the driver), under log-file indexing. A file written without it has none, and none is given when the
-    metadata table lags: such files are read."""
-    if not (cfg.bloom_log_files and BLOOM_FILTERS in completed_partitions(props)):
+    """partition -> {file name: {"type", "filter"}}: the bloom filters the metadata table's bloom_filters
+    partition holds of the plan's (client._Plan) slices in the partitions it writes (one lookup in the driver):
+    of their log files under log-file indexing, of their base files with hoodie.bloom.index.use.metadata. A log
+    file written without log-file indexing has none, and none is given when the metadata table lags: such files
+    are read."""
+    if not ((cfg.bloom_log_files or cfg.bloom_use_metadata) and BLOOM_FILTERS in completed_partitions(props)):
         return {}
     files: dict[str, list[str]] = {}
     for s in plan.slices:
-        if s.partition in (plan.partitions or ()) and s.logs:
-            files.setdefault(s.partition, []).extend(s.logs)
+        if s.partition in (plan.partitions or ()):
+            names = (list(s.logs) if cfg.bloom_log_files else []) + ([s.base] if cfg.bloom_use_metadata and s.base
+                                                                       else [])
+            if names:
+                files.setdefault(s.partition, []).extend(names)
     if not files:
         return {}
     return json.loads(spark._jvm.io.hudimeta.index.BloomFilters.filtersJson(
@@ -80,7 +86,7 @@ def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, incoming: Da
                   slices: list[FileSlice], counters: Counters,
                   filters: dict[str, dict[str, dict]] | None = None) -> DataFrame:
     """(_hudi_k key, _hudi_p partition, FG file id) of the incoming keys some file group holds. `filters`: the
-    log files' bloom filters (log_filters)."""
+    files' bloom filters in the metadata table (mdt_filters)."""
     keys: dict[str, list[str]] = {}
     for key, partition in incoming.select("_hoodie_record_key", "_hoodie_partition_path").collect():
         keys.setdefault(partition, []).append(key)
@@ -103,9 +109,10 @@ _FOUND_SCHEMA = pa.schema([("_hudi_k", pa.string()), ("_hudi_p", pa.string()), (
 
 
 def slice_row(s: FileSlice, filters: dict[str, dict[str, dict]]) -> dict:
-    """A slice as slice_hits takes it (a row of SLICES_DDL), with its log files' filters (log_filters)."""
+    """A slice as slice_hits takes it (a row of SLICES_DDL), with its files' filters (mdt_filters)."""
     held = filters.get(s.partition, {})
     return {"partition": s.partition, "file_id": s.file_id, "base": s.base, "logs": list(s.logs),
+            "base_filter": held.get(s.base) if s.base else None,
             "log_filters": {name: held[name] for name in s.logs if name in held}}
 
 
@@ -114,7 +121,8 @@ def slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: C
     folder = posixpath.join(base, partition) if partition else base
     held: set[str] = set()
     if s["base"]:
-        held |= _base_file_keys(posixpath.join(folder, s["base"]), candidates, lookup, storage, counters)
+        held |= _base_file_keys(posixpath.join(folder, s["base"]), s.get("base_filter"), candidates, lookup, storage,
+                                counters)
     if lookup.log_files:
         filters = dict(s.get("log_filters") or ())  # a dict, or the pairs Arrow gives a map as
         for name in s["logs"]:
@@ -123,11 +131,15 @@ def slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: C
     return [{"_hudi_k": k, "_hudi_p": partition, FG: s["file_id"]} for k in held]
 
 
-def _base_file_keys(path: str, candidates: list[str], lookup: Lookup, storage: Storage,
+def _base_file_keys(path: str, summary: dict | None, candidates: list[str], lookup: Lookup, storage: Storage,
                     counters: Counters) -> set[str]:
+    """Candidates the base file holds; tested first against its bloom filter in the metadata table (`summary`,
+    the file not opened when it excludes them all), else against its footer's key range and bloom filter."""
     counters.add("files_checked")
-    footer = base_file.read_footer_keys(path, filesystem=storage.fs)
-    maybe = _may_hold(footer, candidates, lookup.prune_by_ranges)
+    if summary is not None:
+        maybe = _not_excluded(summary, candidates)
+    else:
+        maybe = _may_hold(base_file.read_footer_keys(path, filesystem=storage.fs), candidates, lookup.prune_by_ranges)
     if not maybe:
         counters.add("files_skipped")
         return set()
@@ -143,8 +155,7 @@ def _log_file_keys(path: str, summary: dict | None, candidates: list[str], looku
     them all."""
     counters.add("files_checked")
     if summary is not None:
-        filtered = bloom.parse_bloom_filter(summary["filter"], summary["type"]).might_contain_all(candidates)
-        candidates = [k for k, hit in zip(candidates, filtered) if hit]
+        candidates = _not_excluded(summary, candidates)
         if not candidates:
             counters.add("files_skipped")
             return set()
@@ -160,6 +171,12 @@ def _log_file_keys(path: str, summary: dict | None, candidates: list[str], looku
         counters.add("keys_read", len(keys))
         held |= set(candidates).intersection(keys)
     return held
+
+
+def _not_excluded(summary: dict, candidates: list[str]) -> list[str]:
+    """The candidates a bloom filter of the metadata table ({"type", "filter"}) may hold."""
+    hits = bloom.parse_bloom_filter(summary["filter"], summary["type"]).might_contain_all(candidates)
+    return [k for k, hit in zip(candidates, hits) if hit]
 
 
 def _block_keys(block: lf.LogBlock, candidates: list[str], lookup: Lookup, counters: Counters) -> list[str] | None:

@@ -375,7 +375,7 @@ class Writer:
             if cfg.index_type == "BLOOM" and plan.records <= bloom_index.MAX_RECORDS:
                 self.lookups = bloom_index.Counters(self.spark)
                 existing = bloom_index.existing_keys(self.spark, self.path, cfg, plan.incoming, plan.slices,
-                                                     self.lookups, self._log_filters(plan))
+                                                     self.lookups, self._mdt_filters(plan))
             else:  # a batch too big to hand every task its keys reads them all
                 existing = simple_index.existing_keys(self.spark, self.path, cfg, plan.partitions)
         return simple_index.tag(plan.incoming, existing, cfg, plan.records)
@@ -421,15 +421,15 @@ class Writer:
             log.info("bloom index lookup of %s: %s", self.path, self.lookups.values())
         return stats, replaced
 
-    def _log_filters(self, plan: _Plan) -> dict[str, dict[str, dict]]:
-        return bloom_index.log_filters(self.spark, self.path, self.options, self.cfg, self.props, plan)
+    def _mdt_filters(self, plan: _Plan) -> dict[str, dict[str, dict]]:
+        return bloom_index.mdt_filters(self.spark, self.path, self.options, self.cfg, self.props, plan)
 
     def _small_write(self, plan: _Plan, instant: str, writer_schema: str) -> list[WriteStat]:
         """The write of a small batch in the driver (its record-level index changes noted)."""
         cfg = self.cfg
         small = placement.SmallFiles(cfg, plan.slices, self._held(), cfg.inserts_to_logs, self._base_size)
         stats, tagged = small_batch.write(plan.batch, plan.slices, cfg, self._task(instant, writer_schema), small,
-                                          self.path, self._held_by_clustering(), plan.hits, self._log_filters(plan))
+                                          self.path, self._held_by_clustering(), plan.hits, self._mdt_filters(plan))
         if cfg.maintains_record_index:
             self._note_key_changes(small_batch.as_frame(self.spark, tagged), {}, in_driver=True)
         return stats

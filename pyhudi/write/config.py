@@ -44,6 +44,7 @@ class WriteConfig:
     record_positions: bool = o.WRITE_RECORD_POSITIONS.default
     bloom_prune_by_ranges: bool = o.BLOOM_PRUNE_BY_RANGES.default
     bloom_log_files: bool = o.BLOOM_INDEX_LOG_FILES.default
+    bloom_use_metadata: bool = o.BLOOM_USE_METADATA.default
     small_batch_max_records: int = o.SMALL_BATCH_MAX_RECORDS.default
     compression: str = o.COMPRESSION.default
     index_type: str = o.INDEX_TYPE.default
@@ -143,6 +144,7 @@ class WriteConfig:
             log_block_format=_log_block_format(merged), record_positions=o.WRITE_RECORD_POSITIONS.get(merged),
             bloom_prune_by_ranges=o.BLOOM_PRUNE_BY_RANGES.get(merged),
             bloom_log_files=o.BLOOM_INDEX_LOG_FILES.get(merged),
+            bloom_use_metadata=o.BLOOM_USE_METADATA.get(merged),
             small_batch_max_records=o.SMALL_BATCH_MAX_RECORDS.get(merged),
             compression=o.COMPRESSION.get(merged),
             index_type=o.INDEX_TYPE.get(merged), partitions_to_delete=list(o.PARTITIONS_TO_DELETE.get(merged)),

@@ -117,12 +117,12 @@ def partition_counts(batch: pa.Table) -> dict[str, int]:
 
 def write(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, task: WriteTask, small: placement.SmallFiles,
           path: str, clustering: dict, hits: Hits | None = None,
-          log_filters: dict | None = None) -> tuple[list[WriteStat], pa.Table]:
+          mdt_filters: dict | None = None) -> tuple[list[WriteStat], pa.Table]:
     """Tags (by the record index's `hits`, else by reading the slices' keys, skipping log files whose bloom
-    filter in the metadata table, `log_filters`, excludes them), places and writes the keyed batch; the write
+    filter in the metadata table, `mdt_filters`, excludes them), places and writes the keyed batch; the write
     stats of every file written and the tagged batch. `clustering`: the (partition, file id) groups pending
     clusterings hold, whose records must not change."""
-    tagged = _tagged(batch, slices, cfg, task.base_uri, hits, log_filters or {})
+    tagged = _tagged(batch, slices, cfg, task.base_uri, hits, mdt_filters or {})
     updated = pc.is_in(tagged.column(OP), pa.array([UPDATE, DELETE]))
     keys = zip(tagged.column("_hoodie_partition_path").filter(updated).to_pylist(),
                tagged.column(FG).filter(updated).to_pylist())
@@ -139,7 +139,7 @@ def write(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, task: Writ
 
 
 def _tagged(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, base_uri: str,
-            hits: Hits | None, log_filters: dict) -> pa.Table:
+            hits: Hits | None, mdt_filters: dict) -> pa.Table:
     """The batch with FG (the key's file group, or null) and OP; deletes of keys the table lacks dropped."""
     keys: dict[str, list[str]] = {}
     for k, p in zip(batch.column("_hoodie_record_key").to_pylist(), batch.column("_hoodie_partition_path").to_pylist()):
@@ -151,7 +151,7 @@ def _tagged(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, base_uri
         counters = _Counts()
         for s in slices:
             if s.partition in keys:
-                for hit in bloom_index.slice_hits(bloom_index.slice_row(s, log_filters), lookup, storage, base,
+                for hit in bloom_index.slice_hits(bloom_index.slice_row(s, mdt_filters), lookup, storage, base,
                                                   counters):
                     found[(hit["_hudi_k"], hit["_hudi_p"])] = hit[FG]
         log.info("bloom index lookup of %s (in the driver): %s", base_uri, counters.counts)

@@ -155,3 +155,36 @@ def test_log_files_bloom_filters_in_the_metadata_table_let_lookups_skip_them_uno
     found = spark._jvm.io.hudimeta.index.BloomFilters.filtersJson(path, {}, json.dumps({"eu": [log_name]}))
     assert json.loads(found) == {}
     assert _state(table) == want == _hudi_rs(path)
+
+
+def test_use_metadata_tests_base_files_by_their_filters_in_the_metadata_table_and_opens_only_candidates(
+        spark, tmp_path, caplog):
+    """hoodie.bloom.index.use.metadata: base files are tested against their bloom filters in the metadata table;
+    a file they exclude is never opened (here: overwritten with garbage, and the write still succeeds), one they
+    may hold is read for its keys."""
+    caplog.set_level(logging.INFO, logger="pyhudi.write.client")
+    path = str(tmp_path / "t")
+    opts = {**OPTS, "hoodie.parquet.small.file.limit": "0", "hoodie.metadata.index.bloom.filter.enable": "true",
+            "hoodie.bloom.index.use.metadata": "true"}
+    table = HudiTable(spark, path, opts)
+    table.insert(_rows(spark, [f"a{i:03d}" for i in range(100)], 1))
+    table.insert(_rows(spark, [f"b{i:03d}" for i in range(100)], 1))
+    a_file, _ = sorted(Path(path, "eu").glob("*.parquet"), key=lambda f: pq.read_table(f)["id"][0].as_py())
+    # a0505 is inside the a-file's key range, which use.metadata does not consult: its bloom filter alone excludes it
+    table.upsert(_rows(spark, ["a0505", "b007"], 2))
+    counts = _lookup(caplog)
+    assert counts["files_checked"] == 2 and counts["files_skipped"] == 1 and counts["keys_read"] == 100
+    intact = a_file.read_bytes()
+    a_file.write_bytes(b"not parquet")  # never opened by the next lookup: its filter excludes the batch's keys
+    table.upsert(_rows(spark, ["b010"], 3))  # the a-file and a0505's new file are skipped, the b-file read
+    counts = _lookup(caplog)
+    assert counts["files_checked"] == 3 and counts["files_skipped"] == 2 and counts["keys_read"] == 100
+    a_file.write_bytes(intact)
+    want = {**{f"a{i:03d}": 1 for i in range(100)}, **{f"b{i:03d}": 1 for i in range(100)},
+            "a0505": 2, "b007": 2, "b010": 3}
+    assert _state(table) == want == _hudi_rs(path)
+    # without it, the footer of every file is read: the garbage file fails the lookup, naming the file
+    a_file.write_bytes(b"not parquet")
+    plain = HudiTable(spark, path, {**opts, "hoodie.bloom.index.use.metadata": "false"})
+    with pytest.raises(Exception, match=a_file.name):
+        plain.upsert(_rows(spark, ["b011"], 4))
