@@ -8,10 +8,10 @@ import posixpath
 from typing import TYPE_CHECKING, Callable
 
 from pyhudi.metadata.layout import INIT_INSTANT_PREFIX
-from pyhudi.metadata.state import DATA_WRITE_ACTIONS, MdtState
+from pyhudi.metadata.state import MdtState
 from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
-from pyhudi.table.timeline import Instant, Timeline
+from pyhudi.table.timeline import WRITE_ACTIONS, Instant, Timeline
 from pyhudi.table.write_stat import WriteStat
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def catch_up(writer: "MetadataWriter", covered: Callable[[Instant], bool] | None
         state = MdtState(writer)
         covered_by = covered or covered_by_init(state)
         missed = sorted((i for i in state.data.completed.values()
-                         if i.action in DATA_WRITE_ACTIONS and i.requested_time not in state.completed
+                         if i.action in WRITE_ACTIONS and i.requested_time not in state.completed
                          and not covered_by(i)), key=lambda i: (i.completion_time or "", i.requested_time))
         if not missed:
             return applied, state

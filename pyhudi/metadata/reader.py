@@ -243,8 +243,10 @@ def read_files(state: MdtState, partitions: Iterable[str] | None = None) -> dict
 def files_listing(state: MdtState, skip: AbstractSet[str] = frozenset()) -> dict[str, dict[str, int]]:
     """The table's partitions (those `__all_partitions__` lists) and their files, sorted; the partitions
     in `skip` left out (the cleaner's quiet ones: their files are most of a big table's)."""
-    recs = read_partition(state, FILES)
+    recs = read_partition(state, FILES, keys=[ALL_PARTITIONS_KEY] if skip else None)
     all_parts = recs.get(ALL_PARTITIONS_KEY)
     parts = sorted(p for p in map(partition_path, all_parts.live_files() if all_parts else {}) if p not in skip)
+    if skip:  # only the other partitions' records decoded and merged
+        recs = read_partition(state, FILES, keys=[files_key(p) for p in parts])
     return {p: dict(sorted(recs[files_key(p)].live_files().items())) if files_key(p) in recs else {}
             for p in parts}

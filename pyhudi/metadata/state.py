@@ -13,13 +13,11 @@ from typing import TYPE_CHECKING
 from pyhudi.metadata.validity import ABSENT, COMPLETED, PENDING, block_is_valid
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.file_slices import FileSlice, build_slices, committed_rule
-from pyhudi.table.timeline import Instant, Timeline
+from pyhudi.table.timeline import WRITE_ACTIONS, Instant, Timeline
 
 if TYPE_CHECKING:
     from pyhudi.metadata.writer import MetadataWriter
     from pyhudi.storage import Entry
-
-DATA_WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")  # the ones that write data files
 
 
 class DataTimeline:
@@ -52,7 +50,7 @@ class DataTimeline:
 
     def latest_schema(self) -> str | None:
         for inst in sorted(self.completed.values(), key=lambda i: i.requested_time, reverse=True):
-            if inst.action not in DATA_WRITE_ACTIONS:
+            if inst.action not in WRITE_ACTIONS:
                 continue
             schema = im.schema_of(self._metadata(inst))
             if schema:
