@@ -302,7 +302,8 @@ def test_unsupported_codec_is_named(spark, tmp_path):
 
 
 def test_gzip_block_payloads(spark):
-    """GZ blocks inflate to exactly the size their header gives, gzip header fields (name, extra) skipped;
+    """GZ blocks inflate to exactly the size their header gives, gzip header fields (name, extra) skipped, members
+    concatenated;
     a payload that is truncated, longer or shorter than the header says, or whose trailer CRC is wrong is
     corrupt, never silently cut or padded."""
     inspect = pkg(spark).HFileInspect
@@ -313,10 +314,13 @@ def test_gzip_block_payloads(spark):
     named[3] |= 8 | 4  # FNAME and FEXTRA: their fields go after the 10 fixed bytes
     named[10:10] = b"\x03\x00xyzblock.bin\x00"
     assert bytes(inspect.decompress("GZ", bytes(named), len(raw))) == raw
+    two_members = gzip.compress(raw[:70_000]) + gzip.compress(raw[70_000:])  # RFC 1952 allows several
+    assert bytes(inspect.decompress("GZ", two_members, len(raw))) == raw
     crc_flipped = packed[:-8] + bytes([packed[-8] ^ 1]) + packed[-7:]
     for bad, size, says in ((packed[:len(packed) // 2], len(raw), "decompresses to"),
                             (packed, len(raw) + 1, "decompresses to"),
                             (packed, len(raw) - 1, "more than"),
+                            (packed + gzip.compress(b"x"), len(raw), "more than"),
                             (crc_flipped, len(raw), "CRC-32"),
                             (b"\x00" * 40, len(raw), "not a gzip")):
         with pytest.raises(Py4JJavaError) as e:

@@ -49,41 +49,45 @@ public enum Codec {
   }
 
   /**
-   * Inflates one gzip member straight into an array of the size the block header gives (no stream, no
-   * chunk copies: a record-index lookup inflates hundreds of 1 MB blocks), then checks its CRC-32 and
-   * length. A stream that inflates to more or less than promised is corrupt.
+   * Inflates the gzip members of a payload (one, as HBase and Hudi write; RFC 1952 allows several) straight
+   * into an array of the size the block header gives (no stream, no chunk copies: a record-index lookup
+   * inflates hundreds of 1 MB blocks), checking each member's CRC-32 and length. A payload that inflates to
+   * more or less than promised is corrupt.
    */
   private static byte[] gunzip(byte[] buf, int off, int len, int expected, String where) throws CorruptHFileException {
     if (expected < 0) {
       throw new CorruptHFileException(where + " has a negative uncompressed size " + expected);
     }
+    byte[] out = new byte[expected];
     int end = off + len;
-    int data = off + gzipHeaderLength(buf, off, len, where);
+    int pos = off;
+    int n = 0;
     Inflater inflater = new Inflater(true);
     try {
-      inflater.setInput(buf, data, end - data);
-      byte[] out = new byte[expected];
-      int n = 0;
-      while (n < expected) {
-        int k = inflater.inflate(out, n, expected - n);
-        if (k == 0 && (inflater.finished() || inflater.needsInput() || inflater.needsDictionary())) {
-          throw new CorruptHFileException(where + " decompresses to " + n + " bytes, header says " + expected);
+      do {
+        int data = pos + gzipHeaderLength(buf, pos, end - pos, where);
+        inflater.reset();
+        inflater.setInput(buf, data, end - data);
+        int from = n;
+        n = inflateMember(inflater, out, n, where);
+        int trailer = data + (int) inflater.getBytesRead();
+        if (trailer + 8 > end) {
+          throw new CorruptHFileException("cannot gunzip " + where + ": the gzip stream is truncated");
         }
-        n += k;
+        CRC32 crc = new CRC32();
+        crc.update(out, from, n - from);
+        if (littleEndianInt(buf, trailer) != (int) crc.getValue() || littleEndianInt(buf, trailer + 4) != n - from) {
+          throw new CorruptHFileException("cannot gunzip " + where + ": CRC-32 or length of the gzip trailer mismatch");
+        }
+        pos = trailer + 8;
+      } while (n < expected && pos < end);
+      if (n < expected) {
+        throw new CorruptHFileException(where + " decompresses to " + n + " bytes, header says " + expected);
       }
-      if (!inflater.finished() && inflater.inflate(new byte[1]) > 0) {
+      if (end - pos >= 2 && (buf[pos] & 0xff) == 0x1f && (buf[pos + 1] & 0xff) == 0x8b) {
         throw new CorruptHFileException(
           where + " decompresses to more than the " + expected + " bytes its header says"
         );
-      }
-      int trailer = data + (int) inflater.getBytesRead();
-      if (!inflater.finished() || trailer + 8 > end) {
-        throw new CorruptHFileException("cannot gunzip " + where + ": the gzip stream is truncated");
-      }
-      CRC32 crc = new CRC32();
-      crc.update(out);
-      if (littleEndianInt(buf, trailer) != (int) crc.getValue() || littleEndianInt(buf, trailer + 4) != expected) {
-        throw new CorruptHFileException("cannot gunzip " + where + ": CRC-32 or length of the gzip trailer mismatch");
       }
       return out;
     } catch (DataFormatException e) {
@@ -91,6 +95,26 @@ public enum Codec {
     } finally {
       inflater.end();
     }
+  }
+
+  /** Inflates one member into out from n until it ends; the new fill of out. */
+  private static int inflateMember(Inflater inflater, byte[] out, int n, String where)
+    throws DataFormatException, CorruptHFileException {
+    byte[] probe = new byte[1];
+    while (!inflater.finished()) {
+      boolean full = n == out.length;
+      int k = full ? inflater.inflate(probe) : inflater.inflate(out, n, out.length - n);
+      if (full && k > 0) {
+        throw new CorruptHFileException(
+          where + " decompresses to more than the " + out.length + " bytes its header says"
+        );
+      }
+      if (k == 0 && !inflater.finished() && (inflater.needsInput() || inflater.needsDictionary())) {
+        throw new CorruptHFileException(where + " decompresses to " + n + " bytes, header says " + out.length);
+      }
+      n += k;
+    }
+    return n;
   }
 
   private static final int FHCRC = 2;
