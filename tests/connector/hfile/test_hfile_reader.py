@@ -302,10 +302,9 @@ def test_unsupported_codec_is_named(spark, tmp_path):
 
 
 def test_gzip_block_payloads(spark):
-    """GZ blocks inflate to exactly the size their header gives, gzip header fields (name, extra) skipped, members
-    concatenated;
-    a payload that is truncated, longer or shorter than the header says, or whose trailer CRC is wrong is
-    corrupt, never silently cut or padded."""
+    """GZ blocks inflate to exactly the size their header gives, gzip header fields (name, extra) skipped and
+    concatenated members read in turn; a payload that is truncated, longer or shorter than the header says, or
+    whose trailer CRC is wrong is corrupt, never silently cut or padded."""
     inspect = pkg(spark).HFileInspect
     raw = b"".join(b"hudi-key-%09d value %d;" % (i, i * 7) for i in range(20_000))
     packed = gzip.compress(raw)
