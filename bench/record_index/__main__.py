@@ -4,7 +4,7 @@ python -m bench.record_index report [--out DIR]
 The record index (issue 14) against its peers, in one run on the same data: N rows (default 5,000,000,
 the medium table) of UUID keys in 50 partitions. Cases: `build` (the record index of the loaded table,
 and its bytes per key on disk), `lookup` (100,000 existing keys located by the connector on
-executors), `point` (one key through hudi-meta with and without the record index, and delta-rs),
+executors, block cache on and off, and Spark alone for the same job shape), `point` (one key through hudi-meta with and without the record index, and delta-rs),
 `upsert` (1%: 80% updates of random keys, 20% new keys, merge-on-read with RECORD_INDEX, SIMPLE and
 BUCKET, and delta-rs merge)."""
 from __future__ import annotations
