@@ -69,11 +69,14 @@ def mdt_filters(spark: SparkSession, path: str, options: dict[str, str], cfg: Wr
     are read."""
     if not ((cfg.bloom_log_files or cfg.bloom_use_metadata) and BLOOM_FILTERS in completed_partitions(props)):
         return {}
+    if plan.hits is not None or cfg.operation == "insert":  # no file is looked in: the record index answered
+        return {}
     files: dict[str, list[str]] = {}
     for s in plan.slices:
         if s.partition in (plan.partitions or ()):
-            names = (list(s.logs) if cfg.bloom_log_files else []) + ([s.base] if cfg.bloom_use_metadata and s.base
-                                                                       else [])
+            names = list(s.logs) if cfg.bloom_log_files else []
+            if cfg.bloom_use_metadata and s.base:
+                names.append(s.base)
             if names:
                 files.setdefault(s.partition, []).extend(names)
     if not files:

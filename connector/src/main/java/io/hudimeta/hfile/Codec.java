@@ -85,9 +85,7 @@ public enum Codec {
         throw new CorruptHFileException(where + " decompresses to " + n + " bytes, header says " + expected);
       }
       if (end - pos >= 2 && (buf[pos] & 0xff) == 0x1f && (buf[pos + 1] & 0xff) == 0x8b) {
-        throw new CorruptHFileException(
-          where + " decompresses to more than the " + expected + " bytes its header says"
-        );
+        throw tooLong(where, expected);
       }
       return out;
     } catch (DataFormatException e) {
@@ -105,9 +103,7 @@ public enum Codec {
       boolean full = n == out.length;
       int k = full ? inflater.inflate(probe) : inflater.inflate(out, n, out.length - n);
       if (full && k > 0) {
-        throw new CorruptHFileException(
-          where + " decompresses to more than the " + out.length + " bytes its header says"
-        );
+        throw tooLong(where, out.length);
       }
       if (k == 0 && !inflater.finished() && (inflater.needsInput() || inflater.needsDictionary())) {
         throw new CorruptHFileException(where + " decompresses to " + n + " bytes, header says " + out.length);
@@ -115,6 +111,10 @@ public enum Codec {
       n += k;
     }
     return n;
+  }
+
+  private static CorruptHFileException tooLong(String where, int expected) {
+    return new CorruptHFileException(where + " decompresses to more than the " + expected + " bytes its header says");
   }
 
   private static final int FHCRC = 2;

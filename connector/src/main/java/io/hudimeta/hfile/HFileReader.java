@@ -189,8 +189,8 @@ public final class HFileReader implements Closeable {
 
   /**
    * Looks up many keys at once (duplicates allowed): keys are visited in row order, each from where
-   * the previous one left the cursor when it lies in the same block. Returns the first cell of each present key, in row order; absent keys
-   * are not in the map.
+   * the previous one left the cursor when it lies in the same block. Returns the first cell of each
+   * present key, in row order; absent keys are not in the map.
    */
   public Map<String, Cell> getAll(Collection<String> keys) throws IOException {
     Map<String, Cell> found = new LinkedHashMap<>();
