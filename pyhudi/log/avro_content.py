@@ -9,8 +9,10 @@ import struct
 from typing import Any, Iterable, Mapping
 
 import fastavro
+import pyarrow as pa
 
-from pyhudi.avro.schema import DECODE_ERRORS, compiled, to_json
+from pyhudi.avro import columnar
+from pyhudi.avro.schema import DECODE_ERRORS, compiled, parse, to_json
 from pyhudi.log.cursor import Cursor, LogFormatError
 
 CONTENT_VERSION = 3  # written by Hudi 1.0
@@ -28,6 +30,15 @@ def encode_avro_content(record_bytes: Iterable[bytes], version: int = CONTENT_VE
         out.append(struct.pack(">i", len(r)))
         out.append(r)
     return b"".join(out)
+
+
+def encode_avro_table(table: pa.Table, schema: str | dict) -> bytes | None:
+    """The content of an Avro data block holding an Arrow table's rows, encoded a column at a time; None
+    when the schema has a field only the record-by-record encoder writes."""
+    rows = columnar.encode_rows(table, parse(schema))
+    if rows is None:
+        return None
+    return struct.pack(">ii", CONTENT_VERSION, table.num_rows) + columnar.framed(rows)
 
 
 def decode_avro_content(content: bytes) -> list[bytes]:

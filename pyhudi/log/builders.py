@@ -6,7 +6,9 @@ from __future__ import annotations
 import io
 from typing import Iterable, Mapping
 
-from pyhudi.log.avro_content import encode_avro_content, encode_avro_records, schema_text
+import pyarrow as pa
+
+from pyhudi.log.avro_content import encode_avro_content, encode_avro_records, encode_avro_table, schema_text
 from pyhudi.log.block import ROLLBACK_COMMAND, BlockType, HeaderKey, LogBlock, make_header
 from pyhudi.log.delete_content import DeleteRecord, encode_delete_content
 
@@ -16,11 +18,13 @@ def avro_data_block(records, schema: str | dict, instant_time: str, *,
                     block_type: int = BlockType.AVRO_DATA) -> LogBlock:
     """An Avro data block. `records`: dicts, raw Avro record bytes, or a pyarrow Table."""
     text = schema_text(schema)
-    records = _as_records(records)
-    if records and not isinstance(records[0], (bytes, bytearray)):
-        records = encode_avro_records(records, text)
-    header = make_header(instant_time, text, block_identifier, extra_header)
-    return LogBlock(block_type, header, encode_avro_content(records))
+    content = encode_avro_table(records, text) if isinstance(records, pa.Table) else None
+    if content is None:
+        records = _as_records(records)
+        if records and not isinstance(records[0], (bytes, bytearray)):
+            records = encode_avro_records(records, text)
+        content = encode_avro_content(records)
+    return LogBlock(block_type, make_header(instant_time, text, block_identifier, extra_header), content)
 
 
 def _as_records(records) -> list:
