@@ -378,7 +378,7 @@ class Writer:
                                                      self.lookups, self._mdt_filters(plan))
             else:  # a batch too big to hand every task its keys reads them all
                 existing = simple_index.existing_keys(self.spark, self.path, cfg, plan.partitions)
-        return simple_index.tag(plan.incoming, existing, cfg, plan.records)
+        return simple_index.tag(plan.incoming, existing, cfg, plan.records, looked_up=self._found is not None)
 
     def _assign_inserts(self, tagged: DataFrame, slices: list[FileSlice]) -> tuple[DataFrame, dict[str, list[str]]]:
         small = placement.SmallFiles(self.cfg, slices, self._held(), self.cfg.inserts_to_logs, self._base_size)

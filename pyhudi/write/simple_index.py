@@ -38,15 +38,17 @@ def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, partitions: 
                        file_id_of(F.col("_hoodie_file_name")).alias(FG))
 
 
-def tag(incoming: DataFrame, existing: DataFrame | None, cfg: WriteConfig, records: int) -> DataFrame:
+def tag(incoming: DataFrame, existing: DataFrame | None, cfg: WriteConfig, records: int,
+        looked_up: bool = False) -> DataFrame:
     """`incoming` with FG (the key's file group, or null) and OP (U/D for a known key, I for a new
-    one); `existing` None: nothing to look up (a new table, or an operation that only inserts)."""
+    one); `existing` None: nothing to look up (a new table, or an operation that only inserts);
+    `looked_up`: `existing` holds only keys of the batch (the record index's answer for them)."""
     if existing is None:
         untagged = incoming.withColumn(FG, F.lit(None).cast("string")).withColumn(OP, F.lit(INSERT))
         # deleting from a table with no records deletes nothing
         return untagged.filter(F.lit(False)) if cfg.operation == "delete" else untagged
     global_index = cfg.global_index
-    if records <= BROADCAST_TAGGING_MAX_RECORDS:
+    if records <= BROADCAST_TAGGING_MAX_RECORDS and not looked_up:
         # a small batch's keys go to every task scanning the table's keys: no shuffle of those
         batch = incoming.select(F.col("_hoodie_record_key").alias("_hudi_bk"),
                                 F.col("_hoodie_partition_path").alias("_hudi_bp"))
@@ -54,8 +56,8 @@ def tag(incoming: DataFrame, existing: DataFrame | None, cfg: WriteConfig, recor
         if not global_index:
             hit = hit & (F.col("_hudi_p") == F.col("_hudi_bp"))
         existing = existing.join(F.broadcast(batch), hit, "left_semi")
-        if records <= BROADCAST_FOUND_MAX_RECORDS:
-            existing = F.broadcast(existing)
+    if records <= BROADCAST_FOUND_MAX_RECORDS:
+        existing = F.broadcast(existing)
     cond = F.col("_hoodie_record_key") == F.col("_hudi_k")
     if not global_index:
         cond = cond & (F.col("_hoodie_partition_path") == F.col("_hudi_p"))

@@ -162,3 +162,15 @@ def test_file_groups_not_routable_by_hash_are_all_searched(spark, index, fixture
     df = spark.createDataFrame([(k,) for k in keys + keys], "_hudi_bk string")
     rows = DataFrame(index.locate(spark._jsparkSession, path, {}, df._jdf), spark).collect()
     assert sorted(tuple(r) for r in rows) == sorted((k, v["partition"], v["fileId"]) for k, v in expected.items())
+
+
+@pytest.mark.parametrize("groups", [1, 2, 10, 64, 1000])
+def test_shuffle_routes_give_every_file_group_its_own_task(spark, groups):
+    """Keys are shuffled by a route value per file group that Spark's hash partitioning sends to the task of
+    that number: no two groups share a task, none is left idle (hashing the group numbers themselves put two
+    of 10 groups into one task three times)."""
+    from pyspark.sql import functions as F
+    routes = list(spark._jvm.io.hudimeta.index.IndexInspect.routes(groups))
+    df = spark.createDataFrame([(g, r) for g, r in enumerate(routes)], "g int, r int")
+    placed = df.repartition(groups, "r").select("g", F.spark_partition_id().alias("task")).collect()
+    assert sorted((row.g, row.task) for row in placed) == [(g, g) for g in range(groups)]
