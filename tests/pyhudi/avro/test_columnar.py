@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from pyhudi.avro import columnar
 from pyhudi.avro.schema import avro_to_arrow, compiled, to_json
 from pyhudi.log import builders as L
-from pyhudi.log.avro_content import decode_avro_content, encode_avro_content, encode_avro_records
+from pyhudi.log.avro_content import (
+    COLUMNAR_MIN_ROWS,
+    decode_avro_content,
+    encode_avro_content,
+    encode_avro_records,
+    encode_avro_table,
+)
 
 I32, I64 = (-2**31, 2**31 - 1), (-2**63, 2**63 - 1)
 # (Avro type, Arrow type, values)
@@ -71,13 +77,15 @@ def test_block_content_equals_the_record_by_record_content():
     schema = _schema(["s", "l", "d", "b"], nullable=True)
     table = pa.table({"s": ["é" * 70, None, ""], "l": [-1, 2**62, None], "d": [0.5, None, -1e300],
                       "b": [True, False, None]})
+    table = pa.concat_tables([table] * COLUMNAR_MIN_ROWS)  # fewer rows go through fastavro
     content = L.avro_data_block(table, to_json(schema), "20260101000000000").content
     assert content == encode_avro_content(_fastavro(table, schema))
     records = decode_avro_content(content)
     assert [fastavro.schemaless_reader(io.BytesIO(r), compiled(to_json(schema))) for r in records] == \
         table.to_pylist()
-    empty = table.slice(0, 0)
-    assert L.avro_data_block(empty, to_json(schema), "20260101000000000").content == encode_avro_content([])
+    assert encode_avro_table(table, to_json(schema)) == content  # the columnar path wrote it
+    assert encode_avro_table(table.slice(0, COLUMNAR_MIN_ROWS - 1), to_json(schema)) is None
+    assert columnar.framed(columnar.encode_rows(table.slice(0, 0), schema)) == b""
 
 
 @pytest.mark.parametrize("avro_type, column", [
