@@ -234,14 +234,12 @@ class Writer:
         # a small batch to an existing table has its keys checked in the driver (_planned): no job here
         self._null_keys_unchecked = self.props is not None and small_batch.may_apply(cfg, df)
         if not self._null_keys_unchecked:
-            self._refuse_null_keys(df)
+            self._refuse_null_keys(df.filter(keygen.null_key(cfg.record_key_fields)).limit(1).count())
 
-    def _refuse_null_keys(self, df: DataFrame, batch: pa.Table | None = None) -> None:
-        keys = self.cfg.record_key_fields
-        if small_batch.has_null_keys(batch, keys) if batch is not None else \
-                df.filter(keygen.null_key(keys)).limit(1).count():
-            raise HudiWriteError(f"the input has rows with a null record key ({', '.join(keys)}); every record "
-                                 "needs a key")
+    def _refuse_null_keys(self, found) -> None:
+        if found:
+            raise HudiWriteError(f"the input has rows with a null record key ({', '.join(self.cfg.record_key_fields)})"
+                                 "; every record needs a key")
 
     def _schema_for(self, df: DataFrame | None) -> dict:
         """The table's Avro schema after this write: the input's columns, checked against (evolving) its current one."""
@@ -287,8 +285,8 @@ class Writer:
                 yield replace(plan, incoming=self._incoming(keyed))  # each row is read once, straight into the write
                 return
         batch = small_batch.collect(keyed, cfg) if self._null_keys_unchecked else None
-        if self._null_keys_unchecked:
-            self._refuse_null_keys(df, batch)
+        if batch is not None:
+            self._refuse_null_keys(small_batch.has_null_keys(batch, cfg.record_key_fields))
         here, hits = (False, None) if batch is None else small_batch.driver_hits(
             self.spark, self.path, self.options, cfg, batch, self._looks_up() and self._has_commits(),
             RECORD_INDEX in completed_partitions(self.props))
@@ -303,7 +301,12 @@ class Writer:
         # the keyed batch feeds the partition counts, the tagging and the write: computed once
         incoming = self._incoming(keyed).persist()
         try:
-            counts = {r[0]: r[1] for r in incoming.groupBy("_hoodie_partition_path").count().collect()}
+            # a big batch's null keys are looked for in the same job as its partitions' counts
+            null_keys = keygen.null_key(cfg.record_key_fields) if self._null_keys_unchecked and batch is None \
+                else F.lit(False)
+            rows = incoming.groupBy("_hoodie_partition_path").agg(F.count(F.lit(1)), F.max(null_keys)).collect()
+            self._refuse_null_keys(any(r[2] for r in rows))
+            counts = {r[0]: r[1] for r in rows}
             touched = list(counts)
             if self._located(incoming) is not None:  # the record index says where the batch's keys live
                 touched += [r[0] for r in self._located(incoming).select("_hudi_p").distinct().collect()

@@ -72,6 +72,9 @@ def test_bad_input_is_rejected_and_the_table_is_unchanged(spark, tmp_path):
     t.insert(_rows(spark, 10))
     null_key = spark.createDataFrame([(None, 1, "eu", "x")], SCHEMA)
     unchanged_after(path, lambda: t.upsert(null_key), "null record key")
+    # a batch too big for the driver: its null keys are found by the job that counts its partitions
+    big = HudiTable(spark, path, {**OPTS, "pyhudi.write.small.batch.max.records": "3"})
+    unchanged_after(path, lambda: big.upsert(_rows(spark, 5).unionByName(null_key)), "null record key")
     no_ordering = spark.createDataFrame([("k1", "eu", "x")], "id string, region string, val string")
     unchanged_after(path, lambda: t.upsert(no_ordering), "ordering field ts .* is not a column")
     unchanged_after(path, lambda: HudiTable(spark, path, {**OPTS, "hoodie.datasource.write.precombine.feild": "ts"})
