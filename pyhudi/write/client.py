@@ -236,7 +236,7 @@ class Writer:
         if not self._null_keys_unchecked:
             self._refuse_null_keys(df.filter(keygen.null_key(cfg.record_key_fields)).limit(1).count())
 
-    def _refuse_null_keys(self, found) -> None:
+    def _refuse_null_keys(self, found: bool | int) -> None:  # found: a flag or a count of rows
         if found:
             raise HudiWriteError(f"the input has rows with a null record key ({', '.join(self.cfg.record_key_fields)})"
                                  "; every record needs a key")
