@@ -13,7 +13,6 @@ import pyarrow.compute as pc
 
 BIN = pa.large_binary()
 _EMPTY = pa.scalar(b"", BIN)
-_MAX_VARINT = 10  # bytes of a 64-bit varint
 _INT_TYPES = {"int": (pa.int8(), pa.int16(), pa.int32()), "long": (pa.int8(), pa.int16(), pa.int32(), pa.int64())}
 _TIMESTAMP_UNITS = {"timestamp-millis": "ms", "local-timestamp-millis": "ms",
                     "timestamp-micros": "us", "local-timestamp-micros": "us"}
@@ -119,7 +118,7 @@ def _varints(values: np.ndarray) -> pa.Array:
     while rest.any():
         sizes += rest > 0
         rest >>= np.uint64(7)
-    at = np.arange(min(int(sizes.max()), _MAX_VARINT))
+    at = np.arange(int(sizes.max()))  # at most 10: a 64-bit value has 10 groups of 7 bits
     groups = (u[:, None] >> (np.uint64(7) * at.astype(np.uint64))) & np.uint64(0x7F)
     more = at[None, :] < (sizes - 1)[:, None]
     data = (groups | (more.astype(np.uint64) << np.uint64(7))).astype(np.uint8)[at[None, :] < sizes[:, None]]
