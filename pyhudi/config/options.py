@@ -83,8 +83,7 @@ LOG_BLOCK_FORMATS = same("avro", "parquet")
 BULK_INSERT_SORT_MODES = same("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION",
                               "PARTITION_PATH_REPARTITION_AND_SORT")
 # Parquet codec names as Hudi takes them -> as pyarrow writes them
-CODECS = {"zstd": "zstd", "gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "brotli": "brotli",
-          "uncompressed": "none", "none": "none"}
+CODECS = {**same("zstd", "gzip", "snappy", "lz4", "brotli"), "uncompressed": "none", "none": "none"}
 INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "BUCKET", "RECORD_INDEX")
 BUCKET_ENGINES = same("SIMPLE")
 VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
@@ -168,10 +167,9 @@ CDC_PROPERTIES = (CDC_ENABLED, CDC_LOGGING_MODE)  # kept in hoodie.properties un
 
 SMALL_FILE_LIMIT = _define("hoodie.parquet.small.file.limit", 104857600, number(0, "a size in bytes"),
                            "Base files smaller than this take new records (copy-on-write upserts and inserts).")
-MAX_FILE_SIZE = _define("hoodie.parquet.max.file.size", 125829120, number(1, "a size in bytes, at least 1"),
-                        "Target size of base files.")
-RECORD_SIZE_ESTIMATE = _define("hoodie.copyonwrite.record.size.estimate", 1024,
-                               number(1, "a size in bytes, at least 1"),
+BYTES = number(1, "a size in bytes, at least 1")
+MAX_FILE_SIZE = _define("hoodie.parquet.max.file.size", 125829120, BYTES, "Target size of base files.")
+RECORD_SIZE_ESTIMATE = _define("hoodie.copyonwrite.record.size.estimate", 1024, BYTES,
                                "Estimated bytes per record, to size new file groups.")
 LOG_BLOCK_FORMAT = _define("hoodie.logfile.data.block.format", "avro", choice(LOG_BLOCK_FORMATS),
                            "Format of log data blocks (merge-on-read).")
@@ -310,6 +308,8 @@ BULK_INSERT_SORT_MODE = _define("hoodie.bulkinsert.sort.mode", "NONE", choice(BU
                                 "PARTITION_PATH_REPARTITION (one task per partition path), "
                                 "PARTITION_PATH_REPARTITION_AND_SORT (that, sorted by partition path). "
                                 "Bucket-index tables write each bucket's file group whatever the mode.")
+ROW_WRITER = _define(W + "row.writer.enable", False, boolean, "bulk_insert writes base files with Spark's Parquet "
+                     "writer in the JVM (Hudi's default; pyhudi's is off: bench/results/medium/analysis.md).")
 INSERT_PARALLELISM = _define("hoodie.insert.shuffle.parallelism", 0, TASKS, "Tasks writing an insert.")
 UPSERT_PARALLELISM = _define("hoodie.upsert.shuffle.parallelism", 0, TASKS, "Tasks writing an upsert.")
 DELETE_PARALLELISM = _define("hoodie.delete.shuffle.parallelism", 0, TASKS, "Tasks writing a delete.")

@@ -93,8 +93,6 @@ WARN_KEYS = {
     "hoodie.release.resource.on.completion.enable": _JVM,
     "hoodie.auto.commit": "the datasource commits every write itself",
     "hoodie.sensitive.config.keys": "masking of option values in Hudi's logs",
-    "hoodie.datasource.write.row.writer.enable": "the row-writer path of Hudi's bulk_insert; pyhudi writes Arrow "
-                                                 "batches either way",
     "hoodie.datasource.write.streaming.": "a streaming-sink setting; pyhudi writes batches",
     "hoodie.datasource.compaction.async.enable": "asynchronous compaction of streaming writes; a batch write "
                                                  "never runs it",

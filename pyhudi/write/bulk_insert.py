@@ -24,6 +24,7 @@ from pyhudi.table import file_names as filenames
 from pyhudi.table.write_stat import WriteStat
 from pyhudi.write import executor
 from pyhudi.write.executor import WriteTask
+from pyhudi.write.row_writer import write as row_writer_write
 
 PARTITION, KEY = "_hoodie_partition_path", "_hoodie_record_key"
 # rows of one partition path gathered before they are written as a row group (Arrow bytes), and of all
@@ -47,9 +48,15 @@ def arrange(df: DataFrame, mode: str, tasks: int) -> DataFrame:
     return df.sortWithinPartitions(PARTITION) if mode == "PARTITION_PATH_REPARTITION_AND_SORT" else df
 
 
-def write(df: DataFrame, task: WriteTask, mode: str, tasks: int, max_file_size: int) -> list[WriteStat]:
-    """Writes the keyed batch `df` as new base files; their write stats."""
-    out = arrange(df, mode, tasks).mapInArrow(lambda batches: _write_task(batches, task, max_file_size),
+def write(df: DataFrame, task: WriteTask, mode: str, tasks: int, max_file_size: int,
+          row_writer: bool = False) -> list[WriteStat]:
+    """Writes the keyed batch `df` as new base files; their write stats. `row_writer`: in the JVM when the
+    schema and storage allow it (pyhudi.write.row_writer)."""
+    arranged = arrange(df, mode, tasks)
+    stats = row_writer_write(arranged, task, max_file_size) if row_writer else None
+    if stats is not None:
+        return stats
+    out = arranged.mapInArrow(lambda batches: _write_task(batches, task, max_file_size),
                                                executor.STATS_DDL)
     with _arrow_batches_of(df.sparkSession, _batch_rows(df)):
         return [WriteStat.from_row(r.asDict()) for r in out.collect()]

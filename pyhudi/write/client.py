@@ -401,7 +401,7 @@ class Writer:
             return [], replaced
         if self.cfg.unshuffled_bulk_insert:
             stats = bulk_insert.write(plan.incoming, self._task(instant, writer_schema), cfg.bulk_insert_sort_mode,
-                                      cfg.shuffle_parallelism, cfg.max_file_size)
+                                      cfg.shuffle_parallelism, cfg.max_file_size, cfg.row_writer)
             self._indexed.note_written(self.props, stats)
             return stats, replaced
         if cfg.index_type == "BUCKET":

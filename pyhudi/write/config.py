@@ -55,6 +55,7 @@ class WriteConfig:
     metadata_compact_after: int = o.METADATA_COMPACT_AFTER.default
     shuffle_parallelism: int = 0  # tasks writing files; 0: twice Spark's default parallelism
     bulk_insert_sort_mode: str = o.BULK_INSERT_SORT_MODE.default
+    row_writer: bool = o.ROW_WRITER.default
     bucket_count: int = o.BUCKET_COUNT.default  # file groups per partition under the bucket index
     bucket_hash_fields: list[str] = field(default_factory=list)  # record key fields hashed to a bucket
     record_index_sizing: Sizing = Sizing()
@@ -152,7 +153,7 @@ class WriteConfig:
             metadata_enabled=o.METADATA_ENABLE.get(merged), metadata_partitions=_metadata_partitions(merged),
             metadata_compact_after=o.METADATA_COMPACT_AFTER.get(merged),
             shuffle_parallelism=tasks.get(merged) if tasks else 0,
-            bulk_insert_sort_mode=o.BULK_INSERT_SORT_MODE.get(merged),
+            bulk_insert_sort_mode=o.BULK_INSERT_SORT_MODE.get(merged), row_writer=o.ROW_WRITER.get(merged),
             bucket_count=o.BUCKET_COUNT.get(merged), bucket_hash_fields=_hash_fields(merged, keys),
             record_index_sizing=Sizing(o.RECORD_INDEX_MIN_FILE_GROUPS.get(merged),
                                        o.RECORD_INDEX_MAX_FILE_GROUPS.get(merged),

@@ -53,12 +53,16 @@ def _commit(path) -> dict:
     return im.decode(completed[-1].read_bytes())
 
 
-@pytest.mark.parametrize("mode", ["NONE", "PARTITION_SORT", "GLOBAL_SORT", "PARTITION_PATH_REPARTITION",
-                                  "PARTITION_PATH_REPARTITION_AND_SORT"])
-def test_each_sort_mode_lays_files_out_as_hudi_and_reads_back(spark, tmp_path, mode):
+ROW_WRITER = "hoodie.datasource.write.row.writer.enable"
+
+
+@pytest.mark.parametrize("mode,row_writer", [
+    ("NONE", "false"), ("PARTITION_SORT", "false"), ("GLOBAL_SORT", "false"), ("PARTITION_PATH_REPARTITION", "false"),
+    ("PARTITION_PATH_REPARTITION_AND_SORT", "false"), ("NONE", "true"), ("GLOBAL_SORT", "true")])
+def test_each_sort_mode_lays_files_out_as_hudi_and_reads_back(spark, tmp_path, mode, row_writer):
     path, n = str(tmp_path / mode), 900
     df = _input(spark, n)
-    HudiTable(spark, path, OPTS).bulk_insert(df, {"hoodie.bulkinsert.sort.mode": mode})
+    HudiTable(spark, path, OPTS).bulk_insert(df, {"hoodie.bulkinsert.sort.mode": mode, ROW_WRITER: row_writer})
     expected = sorted((r.id, r.ts, r.region, r.note) for r in df.collect())
     read = spark.read.format("hudi-meta").load(path).select("id", "ts", "region", "note").collect()
     assert sorted(map(tuple, read)) == expected
@@ -84,11 +88,12 @@ def test_each_sort_mode_lays_files_out_as_hudi_and_reads_back(spark, tmp_path, m
     assert {s["path"] for s in stats} == {f"{f.parent.name}/{f.name}" for f in keys}
 
 
-def test_files_roll_over_at_the_max_file_size(spark, tmp_path):
+@pytest.mark.parametrize("row_writer", ["false", "true"])
+def test_files_roll_over_at_the_max_file_size(spark, tmp_path, row_writer):
     path, n = str(tmp_path / "roll"), 30_000
     limit = 40_000
     df = _input(spark, n, tasks=1)
-    HudiTable(spark, path, OPTS).bulk_insert(df, {"hoodie.parquet.max.file.size": str(limit)})
+    HudiTable(spark, path, OPTS).bulk_insert(df, {"hoodie.parquet.max.file.size": str(limit), ROW_WRITER: row_writer})
     files = _files(path)
     assert all(len(fs) > 1 for fs in files.values())  # each region's 10,000 rows in several file groups
     ids = [f.name.split("_")[0] for fs in files.values() for f in fs]
