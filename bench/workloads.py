@@ -127,6 +127,10 @@ def bulk_load(ctx: RunContext) -> list[Case]:
         "pyhudi", "pyhudi simple-index bulk_insert COW", "hudi-bulk-simple",
         lambda p: hudi.write(ctx.spark, p, ctx.source("base"), "bulk_insert", "COW", hudi.SIMPLE_INDEX),
         None, lambda p: hudi.row_count(p, ctx.spark), hudi.SIMPLE_SETTINGS))
+    cases.append(directory_case(
+        "pyhudi", "pyhudi row-writer bulk_insert COW", "hudi-bulk-row-writer",
+        lambda p: hudi.write(ctx.spark, p, ctx.source("base"), "bulk_insert", "COW", hudi.ROW_WRITER),
+        None, lambda p: hudi.row_count(p, ctx.spark), hudi.ROW_WRITER_SETTINGS))
 
     def delta_load(p):
         from bench.systems import delta

@@ -46,6 +46,9 @@ SETTINGS = (f"bucket index (hoodie.index.type=BUCKET, hoodie.bucket.index.num.bu
 # own files (hoodie.bulkinsert.sort.mode=NONE, the default); the bucket index sends each bucket to one task
 SIMPLE_INDEX = {"hoodie.index.type": "SIMPLE"}
 SIMPLE_SETTINGS = "hoodie.index.type=SIMPLE, hoodie.bulkinsert.sort.mode=NONE (the defaults), otherwise as above"
+# the same, base files written in the JVM by the row writer (pyhudi.write.row_writer) instead of Python workers
+ROW_WRITER = {**SIMPLE_INDEX, "hoodie.datasource.write.row.writer.enable": "true"}
+ROW_WRITER_SETTINGS = SIMPLE_SETTINGS + ", hoodie.datasource.write.row.writer.enable=true"
 
 
 def write(spark, path: str, source_dir: str, operation: str, table_type: str = "COW",

@@ -18,6 +18,7 @@ OPTS = {"hoodie.table.name": "rw", "hoodie.datasource.write.recordkey.field": "i
         "hoodie.metadata.index.column.stats.enable": "true"}
 SCHEMA = ("id string, region string, n int, big bigint, small tinyint, x double, f float, ok boolean, raw binary, "
           "day date, at timestamp, local timestamp_ntz, note string")
+ROW_WRITER = "hoodie.datasource.write.row.writer.enable"
 SPARK_KEY = b"org.apache.spark.version"  # in the footer only when Spark's writer wrote the file
 
 
@@ -38,7 +39,7 @@ def _layout(f: Path) -> list[tuple]:
 def _written(spark, tmp_path, name, row_writer, rows=None, schema=SCHEMA):
     path = str(tmp_path / name)
     df = spark.createDataFrame(rows or _rows(400), schema).repartition(2)
-    HudiTable(spark, path, OPTS).bulk_insert(df, {"hoodie.datasource.write.row.writer.enable": row_writer})
+    HudiTable(spark, path, OPTS).bulk_insert(df, {ROW_WRITER: row_writer})
     return path, sorted(Path(path).glob("*/*.parquet"))
 
 
@@ -108,3 +109,27 @@ def test_the_jvm_bloom_filter_has_the_python_filters_bits(spark, kind, entries, 
     python.add_all(keys)
     java = spark._jvm.io.hudimeta.write.WriteInspect.bloom(kind, entries, 1e-4, max_entries, keys)
     assert java == python.serialize()
+
+
+def test_a_table_without_partitions_gets_its_files_and_markers_at_the_base_path(spark, tmp_path):
+    path = str(tmp_path / "flat")
+    rows = [(f"k{i:03d}", "eu", i) for i in range(120)]
+    df = spark.createDataFrame(rows, "id string, region string, n int").repartition(2)
+    opts = {**OPTS, "hoodie.datasource.write.partitionpath.field": "", ROW_WRITER: "true"}
+    HudiTable(spark, path, opts).bulk_insert(df)
+    files = sorted(Path(path).glob("*.parquet"))
+    assert len(files) == 2 and all(SPARK_KEY in pq.ParquetFile(f).metadata.metadata for f in files)
+    assert {pq.read_table(f).column("_hoodie_partition_path")[0].as_py() for f in files} == {""}
+    assert sorted((r.id, r.n) for r in spark.read.format("hudi-meta").load(path).collect()) == \
+        sorted((k, n) for k, _, n in rows)
+
+
+def test_a_null_record_key_fails_the_write_and_leaves_no_commit(spark, tmp_path):
+    path = str(tmp_path / "nullkey")
+    t = HudiTable(spark, path, {**OPTS, ROW_WRITER: "true"})
+    t.bulk_insert(spark.createDataFrame([("k1", "eu", 1)], "id string, region string, n int"))
+    before = sorted(r.id for r in spark.read.format("hudi-meta").load(path).collect())
+    bad = spark.createDataFrame([("k2", "eu", 2), (None, "us", 3)], "id string, region string, n int")
+    with pytest.raises(Exception, match="null"):
+        t.bulk_insert(bad)
+    assert sorted(r.id for r in spark.read.format("hudi-meta").load(path).collect()) == before
