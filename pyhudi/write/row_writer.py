@@ -34,6 +34,9 @@ _TYPES = {pa.string(): "string", pa.large_string(): "string", pa.binary(): "bina
           pa.bool_(): "boolean", pa.date32(): "date"}
 # input types Spark widens to a field's type without loss (anything else goes through Python's checked cast)
 _WIDENS = {"int": ("tinyint", "smallint"), "bigint": ("tinyint", "smallint", "int"), "double": ("float",)}
+# pyarrow's codec names (as WriteTask holds them) -> parquet-mr's, for the codecs parquet-mr has without extra jars
+# (pyarrow's "lz4" is the LZ4_RAW codec); brotli goes through Python
+CODECS = {"zstd": "zstd", "snappy": "snappy", "gzip": "gzip", "none": "uncompressed", "lz4": "lz4_raw"}
 ROW_GROUP_BYTES = 120 << 20  # hoodie.parquet.block.size's default
 PAGE_BYTES = 1 << 20  # hoodie.parquet.page.size's default
 
@@ -41,7 +44,7 @@ PAGE_BYTES = 1 << 20  # hoodie.parquet.page.size's default
 def write(df: DataFrame, task: WriteTask, max_file_size: int) -> list[WriteStat] | None:
     """The arranged, keyed batch `df` written as new base files; their write stats. None when the row writer
     cannot take this schema or storage."""
-    if urlparse(task.base_uri).scheme not in SCHEMES:
+    if urlparse(task.base_uri).scheme not in SCHEMES or task.compression not in CODECS:
         return None
     schema = avro_schema.parse(task.writer_schema)
     if [f["name"] for f in schema["fields"][:5]] != list(avro_schema.META_FIELDS):
@@ -52,10 +55,9 @@ def write(df: DataFrame, task: WriteTask, max_file_size: int) -> list[WriteStat]
     if spark_schema is None or data is None:
         return None
     jvm = df.sparkSession._jvm
-    codec = "uncompressed" if task.compression == "none" else task.compression
     out = jvm.io.hudimeta.write.BulkInsertRowWriter.write(
         df.select(F.col(KEY).cast("string"), F.col(PARTITION).cast("string"), *data)._jdf, task.base_uri,
-        task.instant, spark_schema.json(), codec, max_file_size, ROW_GROUP_BYTES,
+        task.instant, spark_schema.json(), CODECS[task.compression], max_file_size, ROW_GROUP_BYTES,
         PAGE_BYTES, bloom.DYNAMIC_V0, bloom.DEFAULT_NUM_ENTRIES, bloom.DEFAULT_FPP, bloom.DEFAULT_DYNAMIC_MAX_ENTRIES)
     rows = [r.asDict() for r in DataFrame(out, df.sparkSession).collect()]
     storage, base = Storage.for_uri(task.base_uri)

@@ -111,13 +111,15 @@ def test_the_jvm_bloom_filter_has_the_python_filters_bits(spark, kind, entries, 
     assert java == python.serialize()
 
 
-def test_a_table_without_partitions_gets_its_files_and_markers_at_the_base_path(spark, tmp_path):
+def test_a_table_without_partitions_gets_its_files_at_the_base_path_in_the_codec_asked(spark, tmp_path):
     path = str(tmp_path / "flat")
     rows = [(f"k{i:03d}", "eu", i) for i in range(120)]
     df = spark.createDataFrame(rows, "id string, region string, n int").repartition(2)
-    opts = {**OPTS, "hoodie.datasource.write.partitionpath.field": "", ROW_WRITER: "true"}
+    opts = {**OPTS, "hoodie.datasource.write.partitionpath.field": "", ROW_WRITER: "true",
+            "hoodie.parquet.compression.codec": "snappy"}
     HudiTable(spark, path, opts).bulk_insert(df)
     files = sorted(Path(path).glob("*.parquet"))
+    assert {pq.ParquetFile(f).metadata.row_group(0).column(0).compression for f in files} == {"SNAPPY"}
     assert len(files) == 2 and all(SPARK_KEY in pq.ParquetFile(f).metadata.metadata for f in files)
     assert {pq.read_table(f).column("_hoodie_partition_path")[0].as_py() for f in files} == {""}
     assert sorted((r.id, r.n) for r in spark.read.format("hudi-meta").load(path).collect()) == \
