@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from pyhudi import metadata
 from pyhudi.avro import schema as avro_schema
@@ -29,9 +30,10 @@ from pyhudi.write.executor import WriteTask
 
 PARTITION, KEY = "_hoodie_partition_path", "_hoodie_record_key"
 SCHEMES = ("", "file", "hdfs")  # what Hadoop's client reaches without extra jars or credentials
-_TYPES = {pa.string(): "string", pa.large_string(): "string", pa.binary(): "binary", pa.large_binary(): "binary",
-          pa.int32(): "int", pa.int64(): "bigint", pa.float32(): "float", pa.float64(): "double",
-          pa.bool_(): "boolean", pa.date32(): "date"}
+_TYPES = {pa.string(): T.StringType(), pa.large_string(): T.StringType(), pa.binary(): T.BinaryType(),
+          pa.large_binary(): T.BinaryType(), pa.int32(): T.IntegerType(), pa.int64(): T.LongType(),
+          pa.float32(): T.FloatType(), pa.float64(): T.DoubleType(), pa.bool_(): T.BooleanType(),
+          pa.date32(): T.DateType()}
 # input types Spark widens to a field's type without loss (anything else goes through Python's checked cast)
 _WIDENS = {"int": ("tinyint", "smallint"), "bigint": ("tinyint", "smallint", "int"), "double": ("float",)}
 # pyarrow's codec names (as WriteTask holds them) -> parquet-mr's, for the codecs parquet-mr has without extra jars
@@ -51,7 +53,7 @@ def write(df: DataFrame, task: WriteTask, max_file_size: int) -> list[WriteStat]
         schema = avro_schema.with_meta_fields(schema)
     arrow = avro_schema.avro_to_arrow(schema)
     spark_schema = _spark_schema(arrow)
-    data = _data_columns(df, arrow, spark_schema)
+    data = _data_columns(df, spark_schema)
     if spark_schema is None or data is None:
         return None
     jvm = df.sparkSession._jvm
@@ -64,29 +66,24 @@ def write(df: DataFrame, task: WriteTask, max_file_size: int) -> list[WriteStat]
     return [_stat(r, storage, base, arrow) for r in rows]
 
 
-def _spark_schema(arrow: pa.Schema):
+def _spark_schema(arrow: pa.Schema) -> T.StructType | None:
     """The Spark schema of the file (meta columns first), or None when a type is not one the row writer takes."""
-    from pyspark.sql.types import StructType, _parse_datatype_string
-
-    fields = []
+    out = T.StructType()
     for f in arrow:
-        name = _spark_type(f.type)
-        if name is None:
+        spark_type = _spark_type(f.type)
+        if spark_type is None:
             return None
-        fields.append((f.name, _parse_datatype_string(name), f.nullable))
-    out = StructType()
-    for name, t, nullable in fields:
-        out.add(name, t, nullable)
+        out.add(f.name, spark_type, f.nullable)
     return out
 
 
-def _spark_type(t: pa.DataType) -> str | None:
+def _spark_type(t: pa.DataType) -> T.DataType | None:
     if pa.types.is_timestamp(t):
-        return None if t.unit != "us" else ("timestamp" if t.tz else "timestamp_ntz")
+        return None if t.unit != "us" else (T.TimestampType() if t.tz else T.TimestampNTZType())
     return _TYPES.get(t)
 
 
-def _data_columns(df: DataFrame, arrow: pa.Schema, spark_schema) -> list[Column] | None:
+def _data_columns(df: DataFrame, spark_schema: T.StructType | None) -> list[Column] | None:
     """The writer schema's data columns from `df`, typed as the file stores them; a missing nullable column as
     nulls, a null in a non-nullable one an error. None when a column needs a cast that may fail or lose values
     (pyhudi's Arrow writer checks those), or a non-nullable column is missing."""
