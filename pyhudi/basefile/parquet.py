@@ -120,6 +120,14 @@ def _java_less(a: str, b: str) -> bool:
     return a.encode("utf-16-be") < b.encode("utf-16-be")
 
 
+def file_schemas(writer_schema: str | dict) -> tuple[dict, pa.Schema]:
+    """A base file's Avro schema (the writer schema, meta fields first) and its Arrow schema."""
+    schema = avro_schema.parse(writer_schema)
+    if [f["name"] for f in schema["fields"][:5]] != list(avro_schema.META_FIELDS):
+        schema = avro_schema.with_meta_fields(schema)
+    return schema, avro_schema.avro_to_arrow(schema)
+
+
 class BaseFileWriter:
     """Streams Arrow tables/batches into one Hudi base file; `close()` returns its stats.
 
@@ -136,11 +144,8 @@ class BaseFileWriter:
                  bloom_max_entries: int = bloom.DEFAULT_DYNAMIC_MAX_ENTRIES,
                  row_group_size: int | None = None, data_page_size: int | None = None,
                  dictionary: bool = True):
-        schema = avro_schema.parse(writer_schema)
-        if [f["name"] for f in schema["fields"][:5]] != list(avro_schema.META_FIELDS):
-            schema = avro_schema.with_meta_fields(schema)
+        schema, self.arrow_schema = file_schemas(writer_schema)
         self.avro_json = avro_schema.to_json(schema)
-        self.arrow_schema = avro_schema.avro_to_arrow(schema)
         self.populate_meta_fields = populate_meta_fields
         # bloom_type None: no bloom/min/max footer keys (Hudi's Parquet log blocks carry none)
         self.key_footer = populate_meta_fields and bloom_type is not None

@@ -22,8 +22,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from pyhudi import metadata
-from pyhudi.avro import schema as avro_schema
 from pyhudi.basefile import bloom
+from pyhudi.basefile import parquet as base_file
 from pyhudi.storage import Storage
 from pyhudi.table.write_stat import WriteStat
 from pyhudi.write.executor import WriteTask
@@ -48,10 +48,7 @@ def write(df: DataFrame, task: WriteTask, max_file_size: int) -> list[WriteStat]
     cannot take this schema or storage."""
     if urlparse(task.base_uri).scheme not in SCHEMES or task.compression not in CODECS:
         return None
-    schema = avro_schema.parse(task.writer_schema)
-    if [f["name"] for f in schema["fields"][:5]] != list(avro_schema.META_FIELDS):
-        schema = avro_schema.with_meta_fields(schema)
-    arrow = avro_schema.avro_to_arrow(schema)
+    _, arrow = base_file.file_schemas(task.writer_schema)
     spark_schema = _spark_schema(arrow)
     data = _data_columns(df, spark_schema)
     if spark_schema is None or data is None:

@@ -153,7 +153,7 @@ public final class BulkInsertRowWriter {
         throw new IllegalArgumentException("a row has a null _hoodie_record_key");
       }
       UTF8String partition = row.getUTF8String(1);
-      Open file = partition.equals(lastPartition) && last != null && !last.closed ? last : fileOf(partition);
+      Open file = last != null && partition.equals(lastPartition) ? last : fileOf(partition);
       file.out.write(row);
       if (file.out.rows() % SIZE_CHECK_ROWS == 0 && file.out.dataSize() >= job.maxFileSize()) {
         finish(file); // the partition's next rows start a new file group
@@ -177,6 +177,9 @@ public final class BulkInsertRowWriter {
 
     private void finish(Open file) throws IOException {
       open.remove(file.partition);
+      if (file == last) {
+        last = null;
+      }
       done.add(file.close());
     }
 
@@ -205,8 +208,8 @@ public final class BulkInsertRowWriter {
       final String fileId = UUID.randomUUID() + "-0";
       final UTF8String name;
       final String rel;
+      final Path path;
       final RowBaseFile out;
-      boolean closed;
 
       Open(String partition) throws IOException {
         this.partition = partition;
@@ -214,10 +217,11 @@ public final class BulkInsertRowWriter {
         this.name = UTF8String.fromString(fileName);
         this.rel = partition.isEmpty() ? fileName : partition + "/" + fileName;
         Path base = new Path(job.basePath());
+        this.path = new Path(base, rel);
         String markerDir = ".hoodie/.temp/" + job.instant() + (partition.isEmpty() ? "" : "/" + partition);
         fs.create(new Path(new Path(base, markerDir), fileName + ".marker.CREATE"), false).close();
         this.out = new RowBaseFile(
-          new Path(base, rel),
+          path,
           job.conf().value(),
           job.settings(),
           job.instant(),
@@ -228,9 +232,8 @@ public final class BulkInsertRowWriter {
       }
 
       Row close() throws IOException {
-        closed = true;
         out.close();
-        long size = fs.getFileStatus(new Path(new Path(job.basePath()), rel)).getLen();
+        long size = fs.getFileStatus(path).getLen();
         return RowFactory.create(partition, fileId, rel, out.rows(), size, out.minKey(), out.maxKey(), out.bloom());
       }
     }
