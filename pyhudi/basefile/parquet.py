@@ -87,18 +87,25 @@ def add_meta_columns(table: pa.Table, *, commit_time: str, partition_path: str, 
             keys = pa.array(keys, pa.string())
         if len(keys) != n:
             raise BaseFileError(f"{len(keys)} record keys for {n} rows")
-        seq = pa.array(range(start_seq, start_seq + n), pa.int64()).cast(pa.string())
-        cols = [pa.repeat(pa.scalar(commit_time, pa.string()), n),
-                pc.binary_join_element_wise(f"{commit_time}_{partition_id}_", seq, ""),
-                keys.cast(pa.string()),
-                pa.repeat(pa.scalar(partition_path, pa.string()), n),
-                pa.repeat(pa.scalar(file_name, pa.string()), n)]
+        cols = [constant(commit_time, n), seqnos(commit_time, partition_id, start_seq, n), keys.cast(pa.string()),
+                constant(partition_path, n), constant(file_name, n)]
     else:
-        cols = [pa.nulls(n, pa.string())] * 4 + [pa.repeat(pa.scalar(file_name, pa.string()), n)]
+        cols = [pa.nulls(n, pa.string())] * 4 + [constant(file_name, n)]
     meta = pa.table(dict(zip(avro_schema.META_FIELDS, cols)))
     for name in data.column_names:
         meta = meta.append_column(data.schema.field(name), data.column(name))
     return meta
+
+
+def constant(value: str, n: int) -> pa.Array:
+    """A string column of one value (a meta column's file name, partition, commit time)."""
+    return pa.repeat(pa.scalar(value, pa.string()), n)
+
+
+def seqnos(commit_time: str, partition_id: int, start: int, n: int) -> pa.Array:
+    """`_hoodie_commit_seqno` values `<commit>_<partitionId>_<k>` for k from `start`."""
+    seq = pa.array(range(start, start + n), pa.int64()).cast(pa.string())
+    return pc.binary_join_element_wise(f"{commit_time}_{partition_id}_", seq, "")
 
 
 # ---------------------------------------------------------------- writing
@@ -156,18 +163,18 @@ class BaseFileWriter:
         self.num_records = 0
         self.row_group_size = row_group_size
         self.path, self._stream = self._open(sink, filesystem)
-        self._writer = pq.ParquetWriter(
-            self._stream, self.arrow_schema, compression=compression,
-            compression_level=compression_level, use_dictionary=self._dictionary_columns() if dictionary else False,
-            data_page_size=data_page_size, store_schema=False, use_compliant_nested_type=True,
-            write_statistics=True)
+        self._options = dict(compression=compression, compression_level=compression_level,
+                             data_page_size=data_page_size, store_schema=False, use_compliant_nested_type=True,
+                             write_statistics=True)
+        self._dictionary = dictionary
+        self._writer: pq.ParquetWriter | None = None  # opened at the first rows: they choose the encodings
         self._closed = False
         self.written_footer: dict[str, str] = {}
 
-    def _dictionary_columns(self) -> list[str]:
-        """Every column but the two a file never repeats a value of (record key, sequence number): trying a
-        dictionary for them costs a third of the encoding time, for a fallback to plain encoding."""
-        return [f.name for f in self.arrow_schema if f.name not in (RECORD_KEY, SEQNO)]
+    def _open_writer(self, first: pa.Table | None) -> pq.ParquetWriter:
+        columns = _dictionary_columns(first, self.arrow_schema) if self._dictionary else False
+        self._writer = pq.ParquetWriter(self._stream, self.arrow_schema, use_dictionary=columns, **self._options)
+        return self._writer
 
     @staticmethod
     def _open(sink, filesystem):
@@ -192,7 +199,7 @@ class BaseFileWriter:
             return
         if self.key_footer:
             self._track_keys(table.column(RECORD_KEY))
-        self._writer.write_table(table, row_group_size=self.row_group_size)
+        (self._writer or self._open_writer(table)).write_table(table, row_group_size=self.row_group_size)
         self.num_records += table.num_rows
 
     def _conform(self, table: pa.Table) -> pa.Table:
@@ -247,8 +254,9 @@ class BaseFileWriter:
             raise BaseFileError("base file writer is already closed")
         self._closed = True
         self.written_footer = self.footer()  # kept: a Parquet log block's key summary is also the MDT's entry
-        self._writer.add_key_value_metadata(self.written_footer)
-        self._writer.close()
+        writer = self._writer or self._open_writer(None)
+        writer.add_key_value_metadata(self.written_footer)
+        writer.close()
         size = self._stream.tell()
         if self.path is not None:
             self._stream.close()
@@ -264,9 +272,61 @@ class BaseFileWriter:
             self.close()
         elif not self._closed:  # leave no half-written file handle open on errors
             self._closed = True
-            self._writer.close()
+            if self._writer is not None:
+                self._writer.close()
             if self.path is not None:
                 self._stream.close()
+
+
+# rows of the first batch a column's dictionary test looks at (hashing them costs about 0.2 us a value)
+DICTIONARY_SAMPLE = 4096
+
+
+def _dictionary_columns(first: pa.Table | None, schema: pa.Schema) -> list[str]:
+    """The columns worth a dictionary, judged on the first rows as parquet-mr judges its first page (it drops a
+    dictionary whose encoding is not smaller than the plain values). Arrow keeps trying a dictionary until it
+    reaches 1 MB, so columns of distinct values (keys, sequence numbers, timestamps, measures) paid for a
+    dictionary they then abandoned: a third of a file's encoding time. Nested columns are written plain (Arrow
+    names their leaves by path, as it always did here)."""
+    chosen = []
+    for field in schema:
+        if field.name in (RECORD_KEY, SEQNO) or not _flat(field.type):  # keys, sequence numbers: never repeated
+            continue
+        if first is None or _dictionary_pays(first.column(field.name)):
+            chosen.append(field.name)
+    return chosen
+
+
+def _flat(t: pa.DataType) -> bool:
+    """A column of one value a row (booleans count: Arrow never gives them a dictionary)."""
+    if pa.types.is_nested(t):
+        return False
+    return _bit_width(t) > 0 or any(
+        f(t) for f in (pa.types.is_string, pa.types.is_binary, pa.types.is_large_string, pa.types.is_large_binary))
+
+
+def _bit_width(t: pa.DataType) -> int:
+    """Bits a value of a fixed-width type takes, 0 for a variable-width type."""
+    try:
+        return t.bit_width
+    except ValueError:
+        return 0
+
+
+def _dictionary_pays(column: pa.ChunkedArray) -> bool:
+    sample = column.slice(0, DICTIONARY_SAMPLE).drop_null()
+    if len(sample) == 0:
+        return True
+    distinct = pc.unique(sample)
+    index_bits = max(1, (len(distinct) - 1).bit_length())
+    return _plain_size(distinct) + len(sample) * index_bits / 8 < _plain_size(sample)
+
+
+def _plain_size(values) -> int:
+    """Bytes of the values in Parquet's PLAIN encoding (a byte array: 4-byte length and the bytes)."""
+    if _bit_width(values.type):
+        return len(values) * _bit_width(values.type) // 8
+    return 4 * len(values) + (pc.sum(pc.binary_length(values)).as_py() or 0)
 
 
 def write_base_file(sink, table: pa.Table, writer_schema: str | dict, **options) -> BaseFileStats:

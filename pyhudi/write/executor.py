@@ -260,17 +260,16 @@ def _strings(table: pa.Table, name: str) -> pa.Array:
 def _with_meta(kept: pa.Table, written: pa.Table, task: WriteTask, partition: str, name: str) -> pa.Table:
     """Kept rows keep their commit time and sequence number; written rows get this instant's."""
     n_new = written.num_rows
-    seq = pa.array([f"{task.instant}_0_{i}" for i in range(n_new)], pa.string())
-    commit = pa.concat_arrays([_strings(kept, "_hoodie_commit_time"), pa.array([task.instant] * n_new, pa.string())])
-    seqno = pa.concat_arrays([_strings(kept, "_hoodie_commit_seqno"), seq])
+    commit = pa.concat_arrays([_strings(kept, "_hoodie_commit_time"), base_file.constant(task.instant, n_new)])
+    seqno = pa.concat_arrays([_strings(kept, "_hoodie_commit_seqno"), base_file.seqnos(task.instant, 0, 0, n_new)])
     both = pa.concat_tables([_like(kept, written, task), written.select(_schema_columns(written, task))],
                             promote_options="permissive")  # a column one side lacks: nulls there
     data_cols = [c for c in both.column_names if c != "_hoodie_record_key"]
     n = both.num_rows
     meta = {"_hoodie_commit_time": commit, "_hoodie_commit_seqno": seqno,
             "_hoodie_record_key": both.column("_hoodie_record_key"),
-            "_hoodie_partition_path": pa.array([partition] * n, pa.string()),
-            "_hoodie_file_name": pa.array([name] * n, pa.string())}
+            "_hoodie_partition_path": base_file.constant(partition, n),
+            "_hoodie_file_name": base_file.constant(name, n)}
     out = pa.table(meta)
     for c in data_cols:
         out = out.append_column(both.schema.field(c), both.column(c))
@@ -401,12 +400,12 @@ def _log_rows(upserts: pa.Table, task: WriteTask, partition: str, fg: str, prese
     keep the commit time and sequence number they were written with."""
     n = upserts.num_rows
     meta = {"_hoodie_commit_time": _strings(upserts, "_hoodie_commit_time") if preserve
-            else pa.array([task.instant] * n, pa.string()),
+            else base_file.constant(task.instant, n),
             "_hoodie_commit_seqno": _strings(upserts, "_hoodie_commit_seqno") if preserve
-            else pa.array([f"{task.instant}_0_{i}" for i in range(n)], pa.string()),
+            else base_file.seqnos(task.instant, 0, 0, n),
             "_hoodie_record_key": upserts.column("_hoodie_record_key"),
-            "_hoodie_partition_path": pa.array([partition] * n, pa.string()),
-            "_hoodie_file_name": pa.array([fg] * n, pa.string())}
+            "_hoodie_partition_path": base_file.constant(partition, n),
+            "_hoodie_file_name": base_file.constant(fg, n)}
     out = pa.table(meta)
     for c in _data_columns(upserts):
         out = out.append_column(upserts.schema.field(c), upserts.column(c))

@@ -100,6 +100,35 @@ def test_physical_layout(tmp_path):
     assert b"ARROW:schema" not in md.metadata
 
 
+def _dictionary_encoded(path) -> dict[str, bool]:
+    md = pq.ParquetFile(path).metadata
+    rg = md.row_group(0)
+    return {rg.column(i).path_in_schema: "RLE_DICTIONARY" in rg.column(i).encodings for i in range(md.num_columns)}
+
+
+def test_dictionary_only_where_the_first_rows_repeat(tmp_path):
+    # parquet-mr's rule: a column gets a dictionary when it makes the first rows smaller than plain values
+    n = 10_000
+    data = pa.table({"ts": pa.array(range(n), pa.int64()), "uuid": pa.array([f"{i:036x}" for i in range(n)]),
+                     "category": pa.array(["alpha", "beta", "gamma"] * (n // 3) + ["alpha"]),
+                     "qty": pa.array([i % 7 for i in range(n)], pa.int32()),
+                     "tags": pa.array([[i % 3] for i in range(n)], pa.list_(pa.int64())),
+                     "late": pa.array([None] * (n - 1) + [1.5], pa.float64())})
+    t = B.add_meta_columns(data, commit_time=COMMIT, partition_path="p=1", file_name=FILE,
+                           record_keys=pa.array([f"k{i}" for i in range(n)]), partition_id=0)
+    path = str(tmp_path / FILE)
+    B.write_base_file(path, t, A.arrow_to_avro(data.schema, "t"))
+    got = _dictionary_encoded(path)
+    assert not got["ts"] and not got["uuid"] and not got["_hoodie_record_key"] and not got["_hoodie_commit_seqno"]
+    assert got["category"] and got["qty"] and got["_hoodie_commit_time"] and got["_hoodie_file_name"]
+    assert got["late"] and not got["tags.list.element"]  # no value in the sample to judge by; nested: plain
+    assert pq.read_table(path).select(data.column_names).equals(data)
+    # no rows at all: a valid empty file
+    empty = str(tmp_path / "empty.parquet")
+    B.BaseFileWriter(empty, A.arrow_to_avro(data.schema, "t")).close()
+    assert pq.read_table(empty).num_rows == 0
+
+
 def test_streaming_batches_and_java_key_order(tmp_path):
     buf = io.BytesIO()
     w = B.BaseFileWriter(buf, _writer_schema(), compression="snappy")
