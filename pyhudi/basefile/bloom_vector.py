@@ -1,8 +1,8 @@
 """Bloom-filter hashing of many keys at once: the bit positions of Hudi's filters (see
 pyhudi.basefile.bloom) for a batch of keys, set into or tested against one bit vector.
 
-Native when `python -m pyhudi.build` (or installing the package) compiled pyhudi/native/bloom.c: one
-pass per key in C, about 4x faster than numpy, which does the same work in array passes (30 hashes
+Native when `python -m pyhudi.build` (or installing the package) compiled pyhudi/native/bloom.c: eight
+keys at a time in C, several times faster than numpy, which does the same work in array passes (30 hashes
 x the key's words, each a pass over the batch) when the library is not there."""
 from __future__ import annotations
 

@@ -116,8 +116,9 @@ void hudi_bloom_test(const uint8_t *data, const int64_t *starts, const int64_t *
     int count = lanes(k, n);
     block(data, starts, lengths, k, count, nb_hash, vector_size, pos);
     for (int j = 0; j < count; j++) {
+      const int64_t *p = pos + j * nb_hash;
       int all = 1;
-      for (int32_t i = 0; i < nb_hash && all; i++) all = (bits[pos[j * nb_hash + i] >> 3] >> (pos[j * nb_hash + i] & 7)) & 1;
+      for (int32_t i = 0; i < nb_hash && all; i++) all = (bits[p[i] >> 3] >> (p[i] & 7)) & 1;
       hit[k + j] |= (uint8_t)all;
     }
   }
