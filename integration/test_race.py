@@ -1,5 +1,5 @@
 """Four writer processes racing on three tables (copy-on-write and merge-on-read under optimistic concurrency
-control, merge-on-read under non-blocking concurrency control), 20 commits each per table, with mixes of
+control, merge-on-read under non-blocking concurrency control), 12 commits each per table, with mixes of
 disjoint and overlapping keys and the table services running inline (compaction, clean, archival): every commit
 that returned is visible, every conflict is a HudiConflictError that left nothing, no update is lost (the rows
 equal a replay of the successful commits in completion order), hudi-rs reads the same, and the metadata table
@@ -19,7 +19,7 @@ from pyhudi.services.instant import ServiceTable
 from pyhudi.table.file_slices import file_id_and_instant
 from pyhudi.write.hudi_table import HudiTable
 
-WRITERS, COMMITS = 4, 20
+WRITERS, COMMITS = 4, 12  # 48 commits a table: archival (keep.max 12) and compaction run
 
 
 def replay(commits: list[tuple[str, list]]) -> dict[str, str]:
