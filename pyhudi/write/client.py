@@ -7,6 +7,7 @@ file), commit the metadata table, then publish the completed instant atomically.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import posixpath
 from dataclasses import dataclass, replace
@@ -274,17 +275,18 @@ class Writer:
             targets = sorted(set(cfg.partitions_to_delete) | set(self._batch_partitions(df) if df is not None else ()))
             yield replace(self._view(targets), partitions=targets)
             return
-        keyed, plan = self._keyed(df), None
+        # the Spark plan of the keys is built when needed: a batch written in the driver is keyed in Arrow
+        keyed, plan = functools.cache(lambda: self._keyed(df)), None
         if self.cfg.unshuffled_bulk_insert:  # new file groups only: no view, no counts, no cached batch
-            yield _Plan([], {}, incoming=self._incoming(keyed))
+            yield _Plan([], {}, incoming=self._incoming(keyed()))
             return
         if cfg.index_type == "BUCKET" and cfg.operation not in REPLACE_OPS:
             # the batch's partitions cost a pass over it: asked only of a cached batch, else all partitions
             plan = self._view(self._batch_partitions(df) if df.is_cached else None)
             if cfg.table_type == "MERGE_ON_READ" or not plan.slices:  # no old rows to merge with:
-                yield replace(plan, incoming=self._incoming(keyed))  # each row is read once, straight into the write
+                yield replace(plan, incoming=self._incoming(keyed()))  # each row is read once, straight into the write
                 return
-        batch = small_batch.collect(keyed, cfg) if self._null_keys_unchecked else None
+        batch = small_batch.collect(keygen.without_stale_meta(df), keyed, cfg) if self._null_keys_unchecked else None
         if batch is not None:
             self._refuse_null_keys(small_batch.has_null_keys(batch, cfg.record_key_fields))
         here, hits = (False, None) if batch is None else small_batch.driver_hits(
@@ -299,7 +301,7 @@ class Writer:
                 return
             plan = None  # too many slices to read their keys in the driver: the executors tag the batch
         # the keyed batch feeds the partition counts, the tagging and the write: computed once
-        incoming = self._incoming(keyed).persist()
+        incoming = self._incoming(keyed()).persist()
         try:
             # a big batch's null keys are looked for in the same job as its partitions' counts
             null_keys = keygen.null_key(cfg.record_key_fields) if self._null_keys_unchecked and batch is None \
@@ -331,9 +333,7 @@ class Writer:
         return [r[0] for r in df.select(keygen.partition_path(self.cfg)).distinct().collect()]
 
     def _keyed(self, df: DataFrame) -> DataFrame:
-        stale = [c for c in df.columns if c in avro_schema.META_FIELDS
-                 and c not in ("_hoodie_record_key", "_hoodie_partition_path")]
-        return keygen.with_keys(df.drop(*stale) if stale else df, self.cfg)
+        return keygen.with_keys(keygen.without_stale_meta(df), self.cfg)
 
     def _incoming(self, keyed: DataFrame) -> DataFrame:
         """The keyed batch as the executors write it: one record per key for upserts and deletes, bucketed."""

@@ -1,15 +1,20 @@
 """Key generators: the record key and partition path of each row, as Spark column expressions
 (so Spark computes them where the data is), following Apache Hudi's key generators (simple,
 complex, non-partitioned, timestamp-based and custom, whose partition fields are each simple or
-timestamp-based)."""
+timestamp-based). A small batch collected to the driver gets the same keys computed in Arrow
+(`arrow_keys`) when its key and partition columns are strings or integers, whose text Spark and Arrow
+write alike."""
 from __future__ import annotations
 
 import re
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
+from pyhudi.avro.schema import META_FIELDS
 from pyhudi.config import options as o
 from pyhudi.write.config import WriteConfig
 
@@ -79,6 +84,55 @@ def null_key(fields: list[str]) -> Column:
     for f in fields:
         found = found | F.col(f).isNull()
     return found
+
+
+_ARROW_TEXT = ("StringType", "ByteType", "ShortType", "IntegerType", "LongType")
+
+
+def arrow_computable(df: DataFrame, cfg: WriteConfig) -> bool:
+    """Whether `arrow_keys` gives what `with_keys` gives for this input: every key and partition field a string
+    or an integer (other types' text differs between Spark's cast and Arrow's), no timestamp partition."""
+    if "TIMESTAMP" in cfg.partition_types:
+        return False
+    types = {f.name: type(f.dataType).__name__ for f in df.schema.fields}
+    return all(types.get(f) in _ARROW_TEXT for f in cfg.record_key_fields + cfg.partition_fields)
+
+
+def _arrow_text(batch: pa.Table, field: str) -> pa.ChunkedArray:
+    return pc.cast(batch.column(field), pa.string())
+
+
+def arrow_keys(batch: pa.Table, cfg: WriteConfig) -> pa.Table:
+    """`batch` plus _hoodie_record_key and _hoodie_partition_path, as `with_keys` computes them (for inputs
+    `arrow_computable` accepts)."""
+    if not cfg.complex_key:
+        key = _arrow_text(batch, cfg.record_key_fields[0])
+    else:
+        parts = []
+        for f in cfg.record_key_fields:
+            v = _arrow_text(batch, f)
+            v = pc.if_else(pc.is_null(v), NULL_KEY, pc.if_else(pc.equal(v, ""), EMPTY_KEY, v))
+            parts.append(pc.binary_join_element_wise(f + ":", v, ""))
+        key = pc.binary_join_element_wise(*parts, ",")
+    segments = []
+    for f in cfg.partition_fields:
+        v = _arrow_text(batch, f)
+        v = pc.if_else(pc.or_kleene(pc.is_null(v), pc.equal(v, "")), DEFAULT_PARTITION, v)
+        if cfg.url_encode:
+            for ch in _ESCAPED:
+                v = pc.replace_substring(v, ch, f"%{ord(ch):02X}")
+        segments.append(pc.binary_join_element_wise(f + "=", v, "") if cfg.hive_style else v)
+    partition = pc.binary_join_element_wise(*segments, "/") if segments else pa.repeat("", batch.num_rows)
+    for name, values in (("_hoodie_record_key", key), ("_hoodie_partition_path", partition)):
+        at = batch.schema.get_field_index(name)
+        batch = batch.set_column(at, name, values) if at >= 0 else batch.append_column(name, values)
+    return batch
+
+
+def without_stale_meta(df: DataFrame) -> DataFrame:
+    """`df` without the meta columns the write sets again (those of a table read back, say)."""
+    stale = [c for c in df.columns if c in META_FIELDS and c not in ("_hoodie_record_key", "_hoodie_partition_path")]
+    return df.drop(*stale) if stale else df
 
 
 def with_keys(df: DataFrame, cfg: WriteConfig) -> DataFrame:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -19,7 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyhudi.storage import Storage
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.table.write_stat import WriteStat
-from pyhudi.write import bloom_index, executor, placement
+from pyhudi.write import bloom_index, executor, keygen, placement
 from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OP, SQL_DELETE, UPDATE, WriteTask
 
@@ -68,13 +69,17 @@ def record_index_hits(spark: SparkSession, path: str, options: dict[str, str], b
     return hits
 
 
-def collect(keyed: DataFrame, cfg: WriteConfig) -> pa.Table | None:
+def collect(df: DataFrame, keyed: Callable[[], DataFrame], cfg: WriteConfig) -> pa.Table | None:
     """The keyed batch in the driver, one record per key for upserts and deletes (Hudi's precombine), when it
     holds at most small.batch.max.records records; taking one more costs a job over a few partitions of a big
-    batch. No shuffle: the batch is deduplicated here."""
-    batch = keyed.limit(cfg.small_batch_max_records + 1).toArrow()
+    batch. No shuffle: the batch is deduplicated here. The keys are computed in Arrow when they can be (no
+    key expressions built and analysed over Py4J), else by Spark (`keyed()`)."""
+    in_arrow = keygen.arrow_computable(df, cfg)
+    batch = (df if in_arrow else keyed()).limit(cfg.small_batch_max_records + 1).toArrow()
     if not 0 < batch.num_rows <= cfg.small_batch_max_records:
         return None
+    if in_arrow:
+        batch = keygen.arrow_keys(batch, cfg)
     return _deduped(batch, cfg) if cfg.operation in ("upsert", "delete") else batch
 
 

@@ -1,6 +1,7 @@
 """Key generators as Spark columns: Hudi's record keys (simple, complex with its null and empty
 placeholders) and partition paths (hive style, URL encoding, the default partition, timestamps,
-the custom generator's mix of simple and timestamp fields)."""
+the custom generator's mix of simple and timestamp fields). Wherever the driver computes keys in Arrow
+instead (`arrow_keys`, for string and integer fields), it gives the same keys."""
 import pytest
 
 from pyhudi.write import keygen
@@ -21,7 +22,12 @@ def df(spark):
 def _keys(df, **options):
     cfg = WriteConfig.from_options({**BASE, **options})
     rows = keygen.with_keys(df, cfg).select("id", "_hoodie_record_key", "_hoodie_partition_path").collect()
-    return {r[0]: (r[1], r[2]) for r in rows}
+    got = {r[0]: (r[1], r[2]) for r in rows}
+    if keygen.arrow_computable(df, cfg):  # the driver's Arrow keys: the same
+        t = keygen.arrow_keys(df.toArrow(), cfg)
+        assert dict(zip(t.column("id").to_pylist(), zip(t.column("_hoodie_record_key").to_pylist(),
+                                                          t.column("_hoodie_partition_path").to_pylist()))) == got
+    return got
 
 
 def test_simple_keys_and_default_partition(df):
@@ -39,6 +45,33 @@ def test_hive_style_and_url_encoding(df):
     got = _keys(df, **{"hoodie.datasource.write.hive_style_partitioning": "true",
                        "hoodie.datasource.write.partitionpath.urlencode": "true"})
     assert [got[k][1] for k in "abc"] == ["region=eu", "region=__HIVE_DEFAULT_PARTITION__", "region=a%2Fb"]
+
+
+def test_integer_fields_and_every_escaped_character(spark):
+    odd = "".join(keygen._ESCAPED) + "ok"
+    df = spark.createDataFrame([("a", -7, 3, odd), ("b", 0, None, ""), ("c", 12, -128, None)],
+                               "id string, n int, b tinyint, s string")
+    opts = {"hoodie.datasource.write.recordkey.field": "id,n", "hoodie.datasource.write.partitionpath.field": "b,s",
+            "hoodie.datasource.write.hive_style_partitioning": "true",
+            "hoodie.datasource.write.partitionpath.urlencode": "true"}
+    assert keygen.arrow_computable(df, WriteConfig.from_options({**BASE, **opts}))
+    got = _keys(df, **opts)
+    assert got["a"][0] == "id:a,n:-7" and got["b"][1] == "b=__HIVE_DEFAULT_PARTITION__/s=__HIVE_DEFAULT_PARTITION__"
+    assert got["a"][1].startswith("b=3/s=%25%22%23%27%2A%2F%3A%3D%3F%5C%7F%7B%5B%5D%5E%01") and "ok" in got["a"][1]
+    simple = _keys(df, **{"hoodie.datasource.write.recordkey.field": "n",
+                          "hoodie.datasource.write.partitionpath.field": "b"})
+    assert simple["a"] == ("-7", "3") and simple["c"] == ("12", "-128")
+
+
+def test_other_types_and_timestamp_partitions_are_keyed_by_spark(spark, df):
+    cfg = WriteConfig.from_options({**BASE, "hoodie.datasource.write.recordkey.field": "x"})
+    assert not keygen.arrow_computable(spark.createDataFrame([(1.5, "eu")], "x double, region string"), cfg)
+    ts = WriteConfig.from_options({**BASE, "hoodie.datasource.write.keygenerator.class":
+                                   "org.apache.hudi.keygen.TimestampBasedKeyGenerator",
+                                   "hoodie.datasource.write.partitionpath.field": "ts",
+                                   "hoodie.keygen.timebased.timestamp.type": "UNIX_TIMESTAMP",
+                                   "hoodie.keygen.timebased.output.dateformat": "yyyy/MM/dd"})
+    assert not keygen.arrow_computable(df, ts)
 
 
 def test_non_partitioned(df):
