@@ -29,6 +29,7 @@ DEFAULT_ROWS, PARTITIONS, LOOKUP_KEYS = 5_000_000, 50, 100_000
 CACHE_BLOCKS = 1024
 CASES = ("build", "lookup", "point", "upsert")
 READ_RUNS, WRITE_RUNS = 7, 3
+WARM_LOOKUPS = 20  # lookups run before the warm lookup case is timed
 HUDI = {"hoodie.table.name": "ri_bench", "hoodie.datasource.write.recordkey.field": "id",
         "hoodie.datasource.write.precombine.field": "ts", "hoodie.datasource.write.partitionpath.field": "day",
         "hoodie.datasource.write.table.type": "MERGE_ON_READ", "hoodie.compact.inline": "false",
@@ -157,11 +158,18 @@ class Bench:
             runs[name] = _runs(once, READ_RUNS)
             print(f"lookup of {len(self.lookups)} keys, {name}: median {statistics.median(runs[name]):.3f} s",
                   flush=True)
-        # what Spark alone costs here for the lookup's shape: the keys shuffled into one task per index file
-        # group and counted, nothing looked up (the part of the lookup's time no index work can remove)
+        # a process that has looked keys up before (a writer that keeps running): the JIT has compiled the
+        # lookup's paths, which the first runs above still interpret in part
+        runs["warm"] = _runs(once, READ_RUNS, warm=WARM_LOOKUPS)
+        print(f"lookup of {len(self.lookups)} keys, cached, after {WARM_LOOKUPS} lookups: median "
+              f"{statistics.median(runs['warm']):.3f} s", flush=True)
+        # what Spark alone costs here for the lookup's shape: the keys shuffled into as many tasks as the lookup
+        # uses (a file group each, up to the cores) and counted, nothing looked up (no index work can remove it)
         groups = _file_groups(os.path.join(path, ".hoodie", "metadata", "record_index"))
-        runs["spark_floor"] = _runs(lambda: keys.repartition(groups, "_hudi_bk").count(), READ_RUNS)
-        print(f"the same keys shuffled into {groups} tasks and counted: median "
+        tasks = min(groups, self.spark.sparkContext.defaultParallelism)
+        runs["spark_floor"] = _runs(lambda: keys.repartition(tasks, "_hudi_bk").count(), READ_RUNS,
+                                    warm=WARM_LOOKUPS)
+        print(f"the same keys shuffled into {tasks} tasks and counted: median "
               f"{statistics.median(runs['spark_floor']):.3f} s", flush=True)
         # the later cases run with the default cache (100 blocks), emptied
         record_index.locate(self.spark, path, {"hoodie.hfile.block.cache.size": "100"}, keys.limit(1)).count()
@@ -169,7 +177,8 @@ class Bench:
         keys.unpersist()
         self.results["lookup"] = {"keys": len(self.lookups), "seconds": runs["cached"],
                                   "seconds_uncached": runs["uncached"], "cache_blocks": CACHE_BLOCKS,
-                                  "seconds_spark_floor": runs["spark_floor"], "file_groups": groups}
+                                  "seconds_warm": runs["warm"], "warm_lookups": WARM_LOOKUPS,
+                                  "seconds_spark_floor": runs["spark_floor"], "file_groups": groups, "tasks": tasks}
 
     def point(self) -> None:
         from deltalake import DeltaTable
@@ -261,13 +270,18 @@ def report(out: str) -> None:
     if "lookup" in cases:
         lk = cases["lookup"]
         s = _median(lk["seconds"])
-        cold = (f"; block cache off: {_median(lk['seconds_uncached']) * 1000:.0f} ms"
-                if "seconds_uncached" in lk else "")
+        notes = (f"; block cache off: {_median(lk['seconds_uncached']) * 1000:.0f} ms"
+                 if "seconds_uncached" in lk else "")
         if "seconds_spark_floor" in lk:
-            cold += (f"; the same keys shuffled into {lk['file_groups']} tasks and counted, no lookup: "
-                     f"{_median(lk['seconds_spark_floor']) * 1000:.0f} ms")
-        lines.append(f"| batched lookup of {lk['keys']:,} keys | {s * 1000:.0f} ms (hoodie.hfile.block.cache.size="
-                     f"{lk.get('cache_blocks', '-')}{cold}) | <= 300 ms | {'met' if s <= 0.3 else 'missed'} |")
+            notes += (f"; the same keys shuffled into {lk.get('tasks', lk['file_groups'])} tasks and counted, "
+                      f"no lookup: {_median(lk['seconds_spark_floor']) * 1000:.0f} ms")
+        lines.append(f"| batched lookup of {lk['keys']:,} keys, first runs | {s * 1000:.0f} ms "
+                     f"(hoodie.hfile.block.cache.size={lk.get('cache_blocks', '-')}{notes}) | <= 300 ms | "
+                     f"{'met' if s <= 0.3 else 'missed'} |")
+        if "seconds_warm" in lk:
+            w = _median(lk["seconds_warm"])
+            lines.append(f"| batched lookup of {lk['keys']:,} keys, after {lk['warm_lookups']} lookups | "
+                         f"{w * 1000:.0f} ms | <= 300 ms | {'met' if w <= 0.3 else 'missed'} |")
     if "point" in cases:
         p = {k: _median(v) for k, v in cases["point"].items()}
         ri, delta = p["hudi-meta (record_index)"], p["delta-rs"]

@@ -267,6 +267,23 @@ def test_row_repeated_across_block_boundary(spark):
     assert pkg(spark).HFileInspect.getAll(reader, SEP.join(["p", "k", "x"]), SEP) == SEP.join(["k=k1", "p=p1"])
 
 
+def test_rows_around_the_eight_byte_head_are_ordered_by_their_bytes(spark):
+    """Searches compare each cell's first 8 row bytes as one unsigned number before the rows: rows shorter
+    than 8 bytes, rows that differ only past byte 8 or only by trailing zero bytes, and bytes >= 0x80 (UTF-8)
+    must still be found exactly, and rows between them reported absent."""
+    rows = sorted({"a", "a\0", "a\0\0", "ab", "abcdefg", "abcdefg\0", "abcdefgh", "abcdefgh\0", "abcdefgha",
+                   "abcdefgi", "abcdefg\u00ff", "b\u0080", "\u00e9t\u00e9", "\u00e9t\u00e9\u00e9"}, key=str.encode)
+    cells = [(r.encode(), f"v{i}".encode()) for i, r in enumerate(rows)]
+    reader = pkg(spark).HFileReader.fromBytes(_native_style_hfile([cells[:5], cells[5:9], cells[9:]]), "heads")
+    for i, row in enumerate(rows):
+        assert seek_value(reader, row) == f"v{i}", repr(row)
+    absent = ["", "a\0\0\0", "aa", "abcdefgg", "abcdefgh\0\0", "abcdefgz", "b", "b\u0081", "\u00e9", "\u00ff"]
+    for row in absent:
+        assert seek_value(reader, row) is None, repr(row)
+    joined = pkg(spark).HFileInspect.getAll(reader, SEP.join(absent + rows[::-1]), SEP)
+    assert dict(line.split("=", 1) for line in split(joined)) == {r: f"v{i}" for i, r in enumerate(rows)}
+
+
 # ---------------------------------------------------------------- corruption and unsupported input
 
 @pytest.mark.parametrize("name", ["hudi_1_0_hbase_2_4_9_16KB_GZ_20000.hfile", "hudi_1_0_hbase_2_4_9_16KB_NONE_5000.hfile"])

@@ -164,13 +164,13 @@ def test_file_groups_not_routable_by_hash_are_all_searched(spark, index, fixture
     assert sorted(tuple(r) for r in rows) == sorted((k, v["partition"], v["fileId"]) for k, v in expected.items())
 
 
-@pytest.mark.parametrize("groups", [1, 2, 10, 64, 1000])
-def test_shuffle_routes_give_every_file_group_its_own_task(spark, groups):
-    """Keys are shuffled by a route value per file group that Spark's hash partitioning sends to the task of
-    that number: no two groups share a task, none is left idle (hashing the group numbers themselves put two
-    of 10 groups into one task three times)."""
+@pytest.mark.parametrize("groups,tasks", [(1, 1), (2, 2), (10, 10), (64, 64), (1000, 1000), (10, 2), (10, 4), (3, 2)])
+def test_shuffle_routes_spread_file_groups_evenly_over_the_tasks(spark, groups, tasks):
+    """Keys are shuffled by a route value per file group that Spark's hash partitioning sends to task
+    g % tasks: with a task per group no two groups share one and none is idle (hashing the group numbers
+    themselves put two of 10 groups into one task three times); with fewer tasks (the cores) they share evenly."""
     from pyspark.sql import functions as F
-    routes = list(spark._jvm.io.hudimeta.index.IndexInspect.routes(groups))
+    routes = list(spark._jvm.io.hudimeta.index.IndexInspect.routes(groups, tasks))
     df = spark.createDataFrame([(g, r) for g, r in enumerate(routes)], "g int, r int")
-    placed = df.repartition(groups, "r").select("g", F.spark_partition_id().alias("task")).collect()
-    assert sorted((row.g, row.task) for row in placed) == [(g, g) for g in range(groups)]
+    placed = df.repartition(tasks, "r").select("g", F.spark_partition_id().alias("task")).collect()
+    assert sorted((row.g, row.task) for row in placed) == [(g, g % tasks) for g in range(groups)]

@@ -46,6 +46,18 @@ final class Bytes {
     return negative ? ~magnitude : magnitude;
   }
 
+  /**
+   * The first 8 bytes of a[off, off + len) as an unsigned big-endian long, zero-padded: heads that differ
+   * order their byte strings as an unsigned comparison of the strings would; equal heads decide nothing.
+   */
+  static long head(byte[] a, int off, int len) {
+    long h = 0;
+    for (int i = 0; i < 8; i++) {
+      h = (h << 8) | (i < len ? a[off + i] & 0xFF : 0);
+    }
+    return h;
+  }
+
   static int compare(byte[] a, int aOff, int aLen, byte[] b) {
     return Arrays.compareUnsigned(a, aOff, aOff + aLen, b, 0, b.length);
   }

@@ -12,10 +12,20 @@ final class DataBlock {
   private final byte[] payload;
   /** Where each cell starts; its row and value are found from its own length fields when asked. */
   private final int[] cellStart;
+  /**
+   * Each cell's row head ({@link Bytes#head}): a search compares these first, so it walks one small
+   * array instead of reading rows scattered over the block (up to 1 MB), a cache miss at every step.
+   */
+  private final long[] rowHead;
 
   private DataBlock(byte[] payload, int[] cellStart) {
     this.payload = payload;
     this.cellStart = cellStart;
+    this.rowHead = new long[cellStart.length];
+    for (int i = 0; i < cellStart.length; i++) {
+      int start = cellStart[i];
+      rowHead[i] = Bytes.head(payload, start + 10, Bytes.readUnsignedShort(payload, start + 8));
+    }
   }
 
   static DataBlock parse(byte[] p, boolean hasTags, boolean hasMemstoreTs, String where) throws CorruptHFileException {
@@ -62,9 +72,10 @@ final class DataBlock {
    * where a search over the whole block (up to 1 MB) misses it at every step.
    */
   int lowerBound(byte[] row, int from) {
+    long head = Bytes.head(row, 0, row.length);
     int lo = from;
     int hi = from;
-    for (int step = 1; hi < count() && compareRow(hi, row) < 0; step <<= 1) {
+    for (int step = 1; hi < count() && compareRow(hi, row, head) < 0; step <<= 1) {
       lo = hi + 1;
       hi = from + step;
     }
@@ -74,15 +85,22 @@ final class DataBlock {
 
   /** The first cell in [lo, hi) whose row is >= row (hi if none); cells before lo sort before row. */
   private int search(byte[] row, int lo, int hi) {
+    long head = Bytes.head(row, 0, row.length);
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (compareRow(mid, row) < 0) {
+      if (compareRow(mid, row, head) < 0) {
         lo = mid + 1;
       } else {
         hi = mid;
       }
     }
     return lo;
+  }
+
+  /** {@link #compareRow(int, byte[])} given row's head: the rows are read only when the heads tie. */
+  private int compareRow(int i, byte[] row, long head) {
+    int byHead = Long.compareUnsigned(rowHead[i], head);
+    return byHead != 0 ? byHead : compareRow(i, row);
   }
 
   int compareRow(int i, byte[] row) {

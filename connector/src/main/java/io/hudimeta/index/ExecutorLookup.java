@@ -42,7 +42,8 @@ import org.apache.spark.util.TaskCompletionListener;
 /**
  * {@link RecordIndex#locate(SparkSession, String, java.util.Map, Dataset)} on executors: keys are
  * shuffled by the record_index file group they hash to ({@link KeyGroupFunction}, as the writer spreads
- * index entries); a task groups its keys by file group, sorts and deduplicates each group's (in memory:
+ * index entries), the groups spread over at most as many tasks as there are cores; a task groups its keys by
+ * file group, sorts and deduplicates each group's (in memory:
  * Spark's row sort compares whole rows here, which cost more than the lookups), opens the group's slice
  * once and seeks the keys in sorted batches, through the executor's {@link BlockCache} (configured from
  * the lookup's options), so the blocks of one lookup serve the next. Keys of a record_index whose file
@@ -72,6 +73,8 @@ final class ExecutorLookup {
     if (groups == 0) {
       return spark.createDataFrame(Collections.<Row>emptyList(), SCHEMA);
     }
+    // a task per file group up to the cores there are: more tasks than cores only queue, each at a cost
+    int tasks = Math.min(groups, Math.max(1, spark.sparkContext().defaultParallelism()));
     Column group = slices.routesByHash()
       ? udf(new KeyGroupFunction(), DataTypes.IntegerType).apply(col(KEYS), lit(groups))
       : explode(sequence(lit(0), lit(groups - 1)));
@@ -82,28 +85,32 @@ final class ExecutorLookup {
       .select(col(KEYS).cast(DataTypes.StringType).as(KEYS))
       .where(col(KEYS).isNotNull())
       .withColumn(GROUP, group)
-      .withColumn(ROUTE, element_at(lit(routes(groups)), col(GROUP).plus(1)))
-      .repartition(groups, col(ROUTE))
+      .withColumn(ROUTE, element_at(lit(routes(groups, tasks)), col(GROUP).plus(1)))
+      .repartition(tasks, col(ROUTE))
       .drop(ROUTE)
       .mapPartitions(new LookupTask(job), Encoders.row(SCHEMA));
   }
 
   /**
-   * For each file group g, an int that Spark's hash partitioning into {@code groups} partitions sends to
-   * partition g (pmod(Murmur3(v, 42), groups) == g): shuffled by it, every file group has a task of its
-   * own. Shuffled by g itself, groups collide: 10 groups hashed into 10 tasks left 3 tasks idle and 3 with
-   * two groups, which on a cluster doubles the lookup's time.
+   * For each file group g, an int that Spark's hash partitioning into {@code tasks} partitions sends to
+   * partition g % tasks (pmod(Murmur3(v, 42), tasks) == g % tasks): shuffled by it, the file groups are
+   * spread evenly over the tasks, each group in one task. Shuffled by g itself, groups collide: 10 groups
+   * hashed into 10 tasks left 3 tasks idle and 3 with two groups, which on a cluster doubles the lookup's time.
    */
-  static int[] routes(int groups) {
-    int[] route = new int[groups];
-    boolean[] taken = new boolean[groups];
-    for (int v = 0, left = groups; left > 0; v++) {
-      int p = Math.floorMod(Murmur3_x86_32.hashInt(v, SPARK_HASH_SEED), groups);
+  static int[] routes(int groups, int tasks) {
+    int[] toTask = new int[tasks];
+    boolean[] taken = new boolean[tasks];
+    for (int v = 0, left = tasks; left > 0; v++) {
+      int p = Math.floorMod(Murmur3_x86_32.hashInt(v, SPARK_HASH_SEED), tasks);
       if (!taken[p]) {
         taken[p] = true;
-        route[p] = v;
+        toTask[p] = v;
         left--;
       }
+    }
+    int[] route = new int[groups];
+    for (int g = 0; g < groups; g++) {
+      route[g] = toTask[g % tasks];
     }
     return route;
   }

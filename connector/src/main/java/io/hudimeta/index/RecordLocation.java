@@ -6,6 +6,7 @@ import io.hudimeta.table.FileGroupId;
 import io.hudimeta.table.HudiTableException;
 import java.io.Serializable;
 import java.util.UUID;
+import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 
 /**
@@ -28,28 +29,28 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
   /** The location a merged record_index record (type 5) holds. */
   public static RecordLocation decode(MetadataRecord record) {
     GenericRecord payload = record.payload();
-    Object info =
-      payload == null || record.type() != MetadataRecord.TYPE_RECORD_INDEX ? null : payload.get("recordIndexMetadata");
+    Object info = payload == null || record.type() != MetadataRecord.TYPE_RECORD_INDEX ? null : Fields.info(payload);
     if (!(info instanceof GenericRecord r)) {
       throw new HudiTableException("record_index entry '" + record.key() + "' carries no recordIndexMetadata");
     }
-    Object partition = r.get("partitionName");
+    Fields f = Fields.of(r.getSchema());
+    Object partition = f.get(r, f.partitionName);
     if (partition == null) {
       throw new HudiTableException("record_index entry '" + record.key() + "' has no partitionName");
     }
-    Object instant = r.get("instantTime");
+    Object instant = f.get(r, f.instantTime);
     return new RecordLocation(
       MetadataKeys.partitionPath(partition.toString()),
-      fileId(record.key(), r),
+      fileId(record.key(), r, f),
       instant == null ? null : ((Number) instant).longValue()
     );
   }
 
-  private static String fileId(String key, GenericRecord r) {
-    Object encoding = r.getSchema().getField("fileIdEncoding") == null ? null : r.get("fileIdEncoding");
+  private static String fileId(String key, GenericRecord r, Fields f) {
+    Object encoding = f.get(r, f.fileIdEncoding);
     int code = encoding == null ? UUID_ENCODING : ((Number) encoding).intValue();
     if (code == RAW_ENCODING) {
-      Object raw = r.get("fileId");
+      Object raw = f.get(r, f.fileId);
       if (raw == null || raw.toString().isEmpty()) {
         throw new HudiTableException("record_index entry '" + key + "' has fileIdEncoding 1 but no fileId");
       }
@@ -58,12 +59,71 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
     if (code != UUID_ENCODING) {
       throw new HudiTableException("record_index entry '" + key + "' has unknown fileIdEncoding " + code);
     }
-    Object high = r.get("fileIdHighBits");
-    Object low = r.get("fileIdLowBits");
-    Object index = r.get("fileIndex");
+    Object high = f.get(r, f.fileIdHighBits);
+    Object low = f.get(r, f.fileIdLowBits);
+    Object index = f.get(r, f.fileIndex);
     if (high == null || low == null || index == null) {
       throw new HudiTableException("record_index entry '" + key + "' lacks fileIdHighBits/LowBits/fileIndex");
     }
     return new UUID(((Number) high).longValue(), ((Number) low).longValue()) + "-" + ((Number) index).intValue();
+  }
+
+  /**
+   * Positions of the HoodieRecordIndexInfo fields in one writer schema (-1: the schema lacks the field, as
+   * versions before fileIdEncoding do), found once per schema: by name, every field read is a map lookup.
+   */
+  private record Fields(
+    Schema schema,
+    int partitionName,
+    int instantTime,
+    int fileIdEncoding,
+    int fileId,
+    int fileIdHighBits,
+    int fileIdLowBits,
+    int fileIndex
+  ) {
+    private static volatile Fields last;
+
+    static Fields of(Schema schema) {
+      Fields f = last;
+      if (f == null || f.schema != schema) {
+        f = new Fields(
+          schema,
+          pos(schema, "partitionName"),
+          pos(schema, "instantTime"),
+          pos(schema, "fileIdEncoding"),
+          pos(schema, "fileId"),
+          pos(schema, "fileIdHighBits"),
+          pos(schema, "fileIdLowBits"),
+          pos(schema, "fileIndex")
+        );
+        last = f;
+      }
+      return f;
+    }
+
+    private static int pos(Schema schema, String name) {
+      Schema.Field field = schema.getField(name);
+      return field == null ? -1 : field.pos();
+    }
+
+    Object get(GenericRecord r, int pos) {
+      return pos < 0 ? null : r.get(pos);
+    }
+
+    /** The payload's recordIndexMetadata; its position is cached with the last schema seen. */
+    static Object info(GenericRecord payload) {
+      Schema schema = payload.getSchema();
+      Info i = lastInfo;
+      if (i == null || i.schema != schema) {
+        i = new Info(schema, pos(schema, "recordIndexMetadata"));
+        lastInfo = i;
+      }
+      return i.pos < 0 ? null : payload.get(i.pos);
+    }
+
+    private record Info(Schema schema, int pos) {}
+
+    private static volatile Info lastInfo;
   }
 }

@@ -69,11 +69,10 @@ public final class PartitionSlices implements Serializable {
 
     /** Merged, present records of exactly these keys (duplicates allowed) found in this slice, by key. */
     public Map<String, MetadataRecord> lookup(Collection<String> keys) {
-      Map<String, MetadataRecord> merged = new HashMap<>();
+      Map<String, MetadataRecord> merged = new HashMap<>((keys.size() * 4) / 3 + 1);
       slice.collectKeys(keys, merged);
-      Map<String, MetadataRecord> out = new HashMap<>();
-      SliceReader.keepPresent(merged, out);
-      return out;
+      merged.values().removeIf(MetadataRecord::isDeleted);
+      return merged;
     }
 
     @Override

@@ -5,8 +5,8 @@ public final class IndexInspect {
 
   private IndexInspect() {}
 
-  /** {@link ExecutorLookup#routes(int)}. */
-  public static int[] routes(int groups) {
-    return ExecutorLookup.routes(groups);
+  /** {@link ExecutorLookup#routes(int, int)}. */
+  public static int[] routes(int groups, int tasks) {
+    return ExecutorLookup.routes(groups, tasks);
   }
 }
