@@ -8,7 +8,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from pyhudi.config.parsers import OptionError, Parser, boolean, choice, fields, number, off, only, real, same, text
+from pyhudi.config.parsers import Parser, boolean, choice, fields, number, off, only, real, same, text
+from pyhudi.config.values import (
+    BUCKET_ENGINES,
+    BULK_INSERT_SORT_MODES,
+    CODECS,
+    INDEX_TYPES,
+    KEYGEN_TYPES,
+    LOG_BLOCK_FORMATS,
+    OPERATIONS,
+    TABLE_TYPES,
+    TIMESTAMP_TYPES,
+    VIEW_TYPES,
+    _keygen_class,
+)
 
 W = "hoodie.datasource.write."
 TIMEBASED = "hoodie.keygen.timebased."
@@ -55,49 +68,6 @@ def _define(key: str, default: Any, parse: Parser, doc: str, *alternatives: str)
 def honoured() -> list[Option]:
     """Every honoured option once."""
     return list(dict.fromkeys(REGISTRY.values()))
-
-
-# ---- value sets ------------------------------------------------------------------------------
-
-OPERATIONS = same("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
-                  "delete_partition")
-TABLE_TYPES = {"copy_on_write": "COPY_ON_WRITE", "cow": "COPY_ON_WRITE",
-               "merge_on_read": "MERGE_ON_READ", "mor": "MERGE_ON_READ"}
-# org.apache.hudi.keygen.constant.KeyGeneratorType names pyhudi implements, with their classes;
-# the *_AVRO variants compute the same keys and are recorded under their own name, as Hudi does
-KEYGEN_CLASSES = {
-    "SIMPLE": "org.apache.hudi.keygen.SimpleKeyGenerator",
-    "SIMPLE_AVRO": "org.apache.hudi.keygen.SimpleAvroKeyGenerator",
-    "COMPLEX": "org.apache.hudi.keygen.ComplexKeyGenerator",
-    "COMPLEX_AVRO": "org.apache.hudi.keygen.ComplexAvroKeyGenerator",
-    "TIMESTAMP": "org.apache.hudi.keygen.TimestampBasedKeyGenerator",
-    "TIMESTAMP_AVRO": "org.apache.hudi.keygen.TimestampBasedAvroKeyGenerator",
-    "CUSTOM": "org.apache.hudi.keygen.CustomKeyGenerator",
-    "CUSTOM_AVRO": "org.apache.hudi.keygen.CustomAvroKeyGenerator",
-    "NON_PARTITION": "org.apache.hudi.keygen.NonpartitionedKeyGenerator",
-    "NON_PARTITION_AVRO": "org.apache.hudi.keygen.NonpartitionedAvroKeyGenerator",
-}
-KEYGEN_TYPES = same(*KEYGEN_CLASSES)
-LOG_BLOCK_FORMATS = same("avro", "parquet")
-# org.apache.hudi.execution.bulkinsert.BulkInsertSortMode
-BULK_INSERT_SORT_MODES = same("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION",
-                              "PARTITION_PATH_REPARTITION_AND_SORT")
-# Parquet codec names as Hudi takes them -> as pyarrow writes them
-CODECS = {**same("zstd", "gzip", "snappy", "lz4", "brotli"), "uncompressed": "none", "none": "none"}
-INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "BUCKET", "RECORD_INDEX")
-BUCKET_ENGINES = same("SIMPLE")
-VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
-TIMESTAMP_TYPES = same("UNIX_TIMESTAMP", "EPOCHMILLISECONDS", "DATE_STRING")
-
-
-def _keygen_class(key: str, raw: str) -> str:
-    """A key generator class -> its KeyGeneratorType name."""
-    by_class = {cls: name for name, cls in KEYGEN_CLASSES.items()}
-    name = by_class.get(raw.strip())
-    if name is None:
-        raise OptionError(f"{key}={raw} is not supported yet; the key generators pyhudi implements: "
-                          + ", ".join(KEYGEN_CLASSES.values()))
-    return name
 
 
 TASKS = number(0, "a number of tasks (0 = automatic)")
@@ -177,10 +147,17 @@ WRITE_RECORD_POSITIONS = _define("hoodie.write.record.positions", True, boolean,
                                  "Log blocks of updates and deletes carry the base-file row positions of their "
                                  "records (RECORD_POSITIONS), so readers merge them by position instead of by key.")
 SMALL_BATCH_MAX_RECORDS = _define(
-    "pyhudi.write.small.batch.max.records", 10_000, number(0, "a number of records (0: never)"),
+    "pyhudi.write.small.batch.max.records", 100_000, number(0, "a number of records (0: never)"),
     "An upsert, insert or delete of at most this many records (no CDC log kept; tagged by the record index, or "
     "by the SIMPLE or BLOOM index with at most 200 file slices in its partitions) is tagged and written in the "
-    "driver after one Spark job over the batch, instead of a dozen jobs on executors.")
+    "driver after one Spark job over the batch, instead of a dozen jobs on executors, when the base files it "
+    "would read or rewrite are few (pyhudi.write.small.batch.max.file.bytes).")
+SMALL_BATCH_MAX_FILE_BYTES = _define(
+    "pyhudi.write.small.batch.max.file.bytes", 128 << 20, number(0, "a size in bytes"),
+    "A small batch is written in the driver only while the base files of the partitions it touches (whose keys "
+    "the SIMPLE and BLOOM indexes read there, and which copy-on-write merges rewrite) hold at most this many "
+    "bytes; a merge-on-read batch tagged by the record index reads and rewrites none (its records go to log "
+    "files). Past it the executors share that work.")
 COMPRESSION = _define("hoodie.parquet.compression.codec", "zstd", choice(CODECS, ("lzo",)),
                       "Parquet codec of base files (zstd: Hudi's default on Spark 3.5 and newer).")
 

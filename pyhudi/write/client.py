@@ -296,10 +296,10 @@ class Writer:
             counts = small_batch.partition_counts(batch)
             plan = replace(self._view(list(counts)), partitions=list(counts), batch=batch, hits=hits,
                            records=batch.num_rows)
-            if hits is not None or len(plan.slices) <= small_batch.MAX_SLICES:
+            if small_batch.fits(plan.slices, hits, cfg):
                 yield plan
                 return
-            plan = None  # too many slices to read their keys in the driver: the executors tag the batch
+            plan = None  # too many files to read or rewrite in the driver: the executors tag the batch
         # the keyed batch feeds the partition counts, the tagging and the write: computed once
         incoming = self._incoming(keyed()).persist()
         try:

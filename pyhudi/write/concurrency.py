@@ -27,6 +27,7 @@ import threading
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping
 
+from pyhudi.config import OptionError
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.metadata import locks
@@ -77,7 +78,7 @@ class Concurrency:
         mode = o.CONCURRENCY_MODE.get(options)
         policy = o.FAILED_WRITES_POLICY.get(options) or ("EAGER" if mode == "SINGLE_WRITER" else "LAZY")
         if mode != "SINGLE_WRITER" and policy == "EAGER":
-            raise o.OptionError(f"{o.FAILED_WRITES_POLICY.key}=EAGER rolls back the pending writes of the other "
+            raise OptionError(f"{o.FAILED_WRITES_POLICY.key}=EAGER rolls back the pending writes of the other "
                                 f"writers; with {o.CONCURRENCY_MODE.key}={mode} set it to LAZY (or leave it unset)")
         expire = o.LOCK_FILESYSTEM_EXPIRE.get(options)
         return cls(mode, policy == "LAZY", o.LOCK_PROVIDER.get(options), o.LOCK_WAIT_MS.get(options) / 1000,
@@ -96,7 +97,7 @@ class Concurrency:
         """Non-blocking concurrency control needs what Hudi requires: merge-on-read (conflicts are resolved by
         merging) and the simple bucket index (the same key lands in the same file group in every writer)."""
         if self.non_blocking and (table_type != "MERGE_ON_READ" or index_type != "BUCKET"):
-            raise o.OptionError(f"{o.CONCURRENCY_MODE.key}={NBCC} needs a MERGE_ON_READ table with the simple bucket "
+            raise OptionError(f"{o.CONCURRENCY_MODE.key}={NBCC} needs a MERGE_ON_READ table with the simple bucket "
                                 f"index ({o.INDEX_TYPE.key}=BUCKET, {o.BUCKET_ENGINE.key}=SIMPLE); this write has "
                                 f"{table_type} and {index_type}. Use {OCC} otherwise")
 

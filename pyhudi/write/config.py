@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from pyhudi.config import OptionError, check
+from pyhudi.config import OptionError, check, values
 from pyhudi.config import options as o
 from pyhudi.config.parsers import fields as parse_fields
 from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, RECORD_INDEX
@@ -46,6 +46,7 @@ class WriteConfig:
     bloom_log_files: bool = o.BLOOM_INDEX_LOG_FILES.default
     bloom_use_metadata: bool = o.BLOOM_USE_METADATA.default
     small_batch_max_records: int = o.SMALL_BATCH_MAX_RECORDS.default
+    small_batch_max_file_bytes: int = o.SMALL_BATCH_MAX_FILE_BYTES.default
     compression: str = o.COMPRESSION.default
     index_type: str = o.INDEX_TYPE.default
     partitions_to_delete: list[str] = field(default_factory=list)
@@ -147,6 +148,7 @@ class WriteConfig:
             bloom_log_files=o.BLOOM_INDEX_LOG_FILES.get(merged),
             bloom_use_metadata=o.BLOOM_USE_METADATA.get(merged),
             small_batch_max_records=o.SMALL_BATCH_MAX_RECORDS.get(merged),
+            small_batch_max_file_bytes=o.SMALL_BATCH_MAX_FILE_BYTES.get(merged),
             compression=o.COMPRESSION.get(merged),
             index_type=o.INDEX_TYPE.get(merged), partitions_to_delete=list(o.PARTITIONS_TO_DELETE.get(merged)),
             timestamp_options=_timestamp_options(merged, types),
@@ -225,7 +227,7 @@ def _timestamp_options(merged, types: list[str]) -> dict[str, str]:
         return {}
     if o.TS_TYPE.get(merged) is None:
         raise OptionError(f"{o.TS_TYPE.key} is required for timestamp partitions; valid values: "
-                          + ", ".join(o.TIMESTAMP_TYPES.values()))
+                          + ", ".join(values.TIMESTAMP_TYPES.values()))
     return {opt.key: opt.given(merged)[1] for opt in o.TIMESTAMP_OPTIONS if opt.given(merged)}
 
 

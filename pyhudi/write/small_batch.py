@@ -5,7 +5,9 @@ found by the record index (one driver-side lookup, whatever the partitions hold)
 indexes of partitions holding few file slices, by reading the touched slices' files (pyhudi.write.bloom_index:
 files whose key range and bloom filter exclude every key are not read; log files are always read, as the
 simple index's merged read sees their keys), new records placed by Hudi's small-file rules
-(pyhudi.write.placement), each file group written by executor.write_group."""
+(pyhudi.write.placement), each file group written by executor.write_group. The driver takes a batch only while
+its share stays small (`fits`): base files to read keys from or rewrite past pyhudi.write.small.batch.max.file.bytes
+go to the executors."""
 from __future__ import annotations
 
 import json
@@ -52,6 +54,18 @@ def driver_hits(spark: SparkSession, path: str, options: dict[str, str], cfg: Wr
         return True, {}
     hits = record_index_hits(spark, path, options, batch) if index_built else None
     return hits is not None, hits
+
+
+def fits(slices: list[FileSlice], hits: Hits | None, cfg: WriteConfig) -> bool:
+    """Whether the driver's share of a small batch stays small: the touched partitions' `slices` are few enough
+    to read their keys in the driver (SIMPLE, BLOOM: `hits` None) and their base files small enough to read or
+    rewrite there. A merge-on-read batch the record index tagged touches no base file: its updates, deletes and
+    inserts into existing file groups go to log files."""
+    if hits is not None and cfg.inserts_to_logs:
+        return True
+    if hits is None and len(slices) > MAX_SLICES:
+        return False
+    return sum(s.base_size or 0 for s in slices if s.base) <= cfg.small_batch_max_file_bytes
 
 
 def record_index_hits(spark: SparkSession, path: str, options: dict[str, str], batch: pa.Table) -> Hits | None:

@@ -89,6 +89,26 @@ def test_a_small_batch_over_partitions_of_too_many_slices_goes_to_the_executors(
     assert got == {f"k{i:05d}": 2 if i in (0, 1, 2, 95) else 1 for i in [*range(90), 95]}
 
 
+@pytest.mark.parametrize("table_type,index,where", [("COPY_ON_WRITE", "SIMPLE", "executors"),
+                                                     ("MERGE_ON_READ", "SIMPLE", "executors"),
+                                                     ("COPY_ON_WRITE", "RECORD_INDEX", "executors"),
+                                                     ("MERGE_ON_READ", "RECORD_INDEX", "driver")])
+def test_base_files_past_the_byte_limit_send_a_small_batch_to_the_executors(spark, tmp_path, table_type, index, where):
+    """pyhudi.write.small.batch.max.file.bytes bounds the base files the driver would read keys from (SIMPLE) or
+    rewrite (copy-on-write); a merge-on-read batch tagged by the record index touches none (log files only), so
+    it stays in the driver past the limit. Either way the records come out the same."""
+    opts = {**OPTS, "hoodie.datasource.write.table.type": table_type, "hoodie.index.type": index}
+    table = HudiTable(spark, str(tmp_path / "t"), opts)
+    table.insert(_rows(spark, range(90), 1))
+    small = HudiTable(spark, str(tmp_path / "t"), {**opts, "pyhudi.write.small.batch.max.file.bytes": "1"})
+    start = _jobs(spark)
+    small.upsert(_rows(spark, [0, 1, 2, 95], 2))
+    assert (_jobs(spark) - start <= 6) == (where == "driver")
+    got = {r["id"]: r["ts"] for r in table.read().collect()}
+    assert got == {f"k{i:05d}": 2 if i in (0, 1, 2, 95) else 1 for i in [*range(90), 95]}
+    assert got == {k: ts for k, (ts, _) in _hudi_rs(str(tmp_path / "t")).items()}
+
+
 def test_a_small_batch_keeps_the_greatest_ordering_value_of_each_key(spark, tmp_path):
     got = {}
     for name, limit in (("driver", "10000"), ("executors", "0")):
