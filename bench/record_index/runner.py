@@ -206,6 +206,12 @@ class Bench:
         for index, source in (("RECORD_INDEX", "hudi-ri"), ("SIMPLE", "hudi"), ("BUCKET", "hudi-bucket")):
             out[f"pyhudi MOR {index}"] = self._copies(source, lambda p, i=index: self._hudi_write(
                 p, self.batch, "upsert", INDEXES[i]))
+        # a writer that keeps running, its block cache sized to the index (as the cached lookups): the index's
+        # base HFiles, which upserts do not rewrite, are inflated by the first upsert only
+        cached = {**INDEXES["RECORD_INDEX"], "hoodie.hfile.block.cache.size": str(CACHE_BLOCKS)}
+        out["pyhudi MOR RECORD_INDEX, index cached"] = self._copies(
+            "hudi-ri", lambda p: self._hudi_write(p, self.batch, "upsert", cached))
+        self.spark._jvm.io.hudimeta.hfile.BlockCache.shared().clear()
         out["delta-rs merge"] = self._copies("delta", self._delta_merge)
         self.results["upsert"] = out
         for name, times in out.items():
@@ -291,9 +297,11 @@ def report(out: str) -> None:
                      f"{'met' if ok else 'missed'} |")
     if "upsert" in cases:
         u = {k: _median(v) for k, v in cases["upsert"].items()}
-        ri, delta = u["pyhudi MOR RECORD_INDEX"], u["delta-rs merge"]
-        others = ", ".join(f"{k} {v:.2f} s" for k, v in u.items() if k != "pyhudi MOR RECORD_INDEX")
-        lines.append(f"| 1% upsert, RECORD_INDEX | {ri:.2f} s ({others}) | faster than delta-rs merge | "
-                     f"{'met' if ri < delta else 'missed'} ({ri / delta:.2f}x) |")
+        delta = u["delta-rs merge"]
+        others = ", ".join(f"{k} {v:.2f} s" for k, v in u.items() if "RECORD_INDEX" not in k)
+        for name in (k for k in u if "RECORD_INDEX" in k):
+            ri = u[name]
+            lines.append(f"| 1% upsert, {name.removeprefix('pyhudi MOR ')} | {ri:.2f} s ({others}) | faster than "
+                         f"delta-rs merge | {'met' if ri < delta else 'missed'} ({ri / delta:.2f}x) |")
     lines += ["", "Rerun: `python -m bench.record_index run` (add `--rows 1000000` for a quicker run).", ""]
     write_report(out, lines)

@@ -116,7 +116,9 @@ public final class RecordIndex implements Closeable {
     TreeSet<String> sorted = new TreeSet<>();
     keys.stream().filter(Objects::nonNull).forEach(sorted::add);
     Map<String, RecordLocation> out = new TreeMap<>();
-    mdt.lookup(MetadataTable.RECORD_INDEX, sorted).forEach((key, r) -> out.put(key, RecordLocation.decode(r)));
+    slices()
+      .lookup(mdt.fileSystem(), sorted)
+      .forEach((key, r) -> out.put(key, RecordLocation.decode(r)));
     return out;
   }
 

@@ -257,6 +257,11 @@ public final class MetadataTable implements Closeable {
     return BlockValidity.isValid(t, logCompacted, mdtAction, data, firstDataInstant);
   }
 
+  /** The file system the table is read through. */
+  public FileSystem fileSystem() {
+    return fs;
+  }
+
   // ---- file slices ----
 
   /** The latest merged file slice of each file group of an MDT partition, by file id. */

@@ -3,10 +3,13 @@ package io.hudimeta.metadata;
 import io.hudimeta.table.FileSlice;
 import java.io.Closeable;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -51,6 +54,38 @@ public final class PartitionSlices implements Serializable {
    */
   public boolean routesByHash() {
     return routesByHash;
+  }
+
+  /** Keys by the position of the slice that may hold them: one by hash when {@link #routesByHash()}, else all. */
+  public Map<Integer, List<String>> route(Collection<String> keys) {
+    Map<Integer, List<String>> out = new TreeMap<>();
+    for (String key : keys) {
+      if (routesByHash) {
+        out.computeIfAbsent(MetadataKeys.fileGroupIndex(key, slices.size()), k -> new ArrayList<>()).add(key);
+      } else {
+        for (int position = 0; position < slices.size(); position++) {
+          out.computeIfAbsent(position, k -> new ArrayList<>()).add(key);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Merged, present records of exactly these keys, by key: each slice their hash routes to opened and searched
+   * on its own thread (the slices are independent files; a random batch of keys touches every block of each).
+   */
+  public Map<String, MetadataRecord> lookup(FileSystem fs, Collection<String> keys) {
+    Map<String, MetadataRecord> out = new ConcurrentHashMap<>();
+    route(keys)
+      .entrySet()
+      .parallelStream()
+      .forEach(group -> {
+        try (Reader reader = open(fs, group.getKey())) {
+          out.putAll(reader.lookup(group.getValue()));
+        }
+      });
+    return out;
   }
 
   /** Opens the slice at {@code position} (its base HFile and usable log blocks); decoders are its own. */
