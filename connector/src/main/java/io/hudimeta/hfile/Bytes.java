@@ -1,5 +1,8 @@
 package io.hudimeta.hfile;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Comparator;
 
@@ -8,6 +11,8 @@ final class Bytes {
 
   /** Unsigned lexicographic order of whole arrays: the order of HFile rows. */
   static final Comparator<byte[]> UNSIGNED = Arrays::compareUnsigned;
+
+  private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private Bytes() {}
 
@@ -51,6 +56,9 @@ final class Bytes {
    * order their byte strings as an unsigned comparison of the strings would; equal heads decide nothing.
    */
   static long head(byte[] a, int off, int len) {
+    if (len >= 8) {
+      return (long) LONG_BE.get(a, off);
+    }
     long h = 0;
     for (int i = 0; i < 8; i++) {
       h = (h << 8) | (i < len ? a[off + i] & 0xFF : 0);

@@ -18,18 +18,16 @@ final class DataBlock {
    */
   private final long[] rowHead;
 
-  private DataBlock(byte[] payload, int[] cellStart) {
+  private DataBlock(byte[] payload, int[] cellStart, long[] rowHead) {
     this.payload = payload;
     this.cellStart = cellStart;
-    this.rowHead = new long[cellStart.length];
-    for (int i = 0; i < cellStart.length; i++) {
-      int start = cellStart[i];
-      rowHead[i] = Bytes.head(payload, start + 10, Bytes.readUnsignedShort(payload, start + 8));
-    }
+    this.rowHead = rowHead;
   }
 
+  /** Splits the payload; each row's head is taken as its cell is checked, while its bytes are in the CPU cache. */
   static DataBlock parse(byte[] p, boolean hasTags, boolean hasMemstoreTs, String where) throws CorruptHFileException {
     IntList starts = new IntList();
+    long[] heads = new long[64];
     int pos = 0;
     try {
       while (pos < p.length) {
@@ -39,6 +37,10 @@ final class DataBlock {
         if (keyLen < rLen + 2 || valueLen < 0 || (long) pos + 8 + keyLen + valueLen > p.length) {
           throw new CorruptHFileException("bad cell at payload offset " + pos + " of " + where);
         }
+        if (starts.size == heads.length) {
+          heads = Arrays.copyOf(heads, heads.length * 2);
+        }
+        heads[starts.size] = Bytes.head(p, pos + 10, rLen);
         starts.add(pos);
         pos += 8 + keyLen + valueLen;
         if (hasTags) {
@@ -54,7 +56,7 @@ final class DataBlock {
     if (pos != p.length) {
       throw new CorruptHFileException("last cell overruns the payload of " + where);
     }
-    return new DataBlock(p, starts.toArray());
+    return new DataBlock(p, starts.toArray(), Arrays.copyOf(heads, starts.size));
   }
 
   int count() {
