@@ -20,7 +20,7 @@ from pyhudi.config.values import (
     TABLE_TYPES,
     TIMESTAMP_TYPES,
     VIEW_TYPES,
-    _keygen_class,
+    keygen_type_of_class,
 )
 
 W = "hoodie.datasource.write."
@@ -99,7 +99,7 @@ HIVE_STYLE = _define(W + "hive_style_partitioning", False, boolean,
                      "Partition folders named field=value instead of value.")
 URL_ENCODE = _define(W + "partitionpath.urlencode", False, boolean,
                      "Escape characters of partition values that are special in paths (%XX).")
-KEYGEN_CLASS = _define(W + "keygenerator.class", None, _keygen_class,
+KEYGEN_CLASS = _define(W + "keygenerator.class", None, keygen_type_of_class,
                        "Key generator class (org.apache.hudi.keygen.*); inferred from the key and partition "
                        "fields when absent, as Hudi does.")
 KEYGEN_TYPE = _define(W + "keygenerator.type", None, choice(KEYGEN_TYPES),

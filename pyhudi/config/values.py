@@ -35,7 +35,7 @@ VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
 TIMESTAMP_TYPES = same("UNIX_TIMESTAMP", "EPOCHMILLISECONDS", "DATE_STRING")
 
 
-def _keygen_class(key: str, raw: str) -> str:
+def keygen_type_of_class(key: str, raw: str) -> str:
     """A key generator class -> its KeyGeneratorType name."""
     by_class = {cls: name for name, cls in KEYGEN_CLASSES.items()}
     name = by_class.get(raw.strip())
