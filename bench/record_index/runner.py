@@ -148,19 +148,21 @@ class Bench:
         keys = self.spark.createDataFrame([(k,) for k in self.lookups], "_hudi_bk string").cache()
         keys.count()
         path = self.path("hudi-ri")
+        options = {"uncached": {"hoodie.hfile.block.cache.enabled": "false"},
+                   "cached": {"hoodie.hfile.block.cache.enabled": "true",
+                              "hoodie.hfile.block.cache.size": str(CACHE_BLOCKS)}}
+
+        def once(name: str) -> None:
+            found = record_index.locate(self.spark, path, options[name], keys).count()
+            assert found == len(self.lookups), (found, len(self.lookups))
         runs = {}
-        for name, options in (("uncached", {"hoodie.hfile.block.cache.enabled": "false"}),
-                              ("cached", {"hoodie.hfile.block.cache.enabled": "true",
-                                          "hoodie.hfile.block.cache.size": str(CACHE_BLOCKS)})):
-            def once(opts=options):
-                found = record_index.locate(self.spark, path, opts, keys).count()
-                assert found == len(self.lookups), (found, len(self.lookups))
-            runs[name] = _runs(once, READ_RUNS)
+        for name in options:
+            runs[name] = _runs(lambda n=name: once(n), READ_RUNS)
             print(f"lookup of {len(self.lookups)} keys, {name}: median {statistics.median(runs[name]):.3f} s",
                   flush=True)
         # a process that has looked keys up before (a writer that keeps running): the JIT has compiled the
         # lookup's paths, which the first runs above still interpret in part
-        runs["warm"] = _runs(once, READ_RUNS, warm=WARM_LOOKUPS)
+        runs["warm"] = _runs(lambda: once("cached"), READ_RUNS, warm=WARM_LOOKUPS)
         print(f"lookup of {len(self.lookups)} keys, cached, after {WARM_LOOKUPS} lookups: median "
               f"{statistics.median(runs['warm']):.3f} s", flush=True)
         # what Spark alone costs here for the lookup's shape: the keys shuffled into as many tasks as the lookup

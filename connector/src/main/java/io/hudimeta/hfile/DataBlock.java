@@ -65,7 +65,7 @@ final class DataBlock {
 
   /** Index of the first cell whose row is >= row (count() if none). */
   int lowerBound(byte[] row) {
-    return search(row, 0, count());
+    return search(row, Bytes.head(row, 0, row.length), 0, count());
   }
 
   /**
@@ -82,12 +82,11 @@ final class DataBlock {
       hi = from + step;
     }
     hi = Math.min(hi, count());
-    return search(row, lo, hi);
+    return search(row, head, lo, hi);
   }
 
-  /** The first cell in [lo, hi) whose row is >= row (hi if none); cells before lo sort before row. */
-  private int search(byte[] row, int lo, int hi) {
-    long head = Bytes.head(row, 0, row.length);
+  /** The first cell in [lo, hi) whose row (head {@code head}) is >= row (hi if none); cells before lo sort before row. */
+  private int search(byte[] row, long head, int lo, int hi) {
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
       if (compareRow(mid, row, head) < 0) {

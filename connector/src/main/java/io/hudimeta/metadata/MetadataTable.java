@@ -504,19 +504,8 @@ public final class MetadataTable implements Closeable {
 
     /** Keys by the position of the slice that may hold them: one by hash when routable, else all. */
     Map<Integer, List<String>> route(Collection<String> keys) {
-      Map<Integer, List<String>> out = new TreeMap<>();
-      for (String key : keys) {
-        if (byIndex != null && byIndex.length > 0) {
-          out
-            .computeIfAbsent(byIndex[MetadataKeys.fileGroupIndex(key, byIndex.length)], k -> new ArrayList<>())
-            .add(key);
-        } else {
-          for (int position = 0; position < slices.size(); position++) {
-            out.computeIfAbsent(position, k -> new ArrayList<>()).add(key);
-          }
-        }
-      }
-      return out;
+      boolean routable = byIndex != null && byIndex.length > 0;
+      return PartitionSlices.route(keys, slices.size(), routable ? index -> byIndex[index] : null);
     }
 
     void close() {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntUnaryOperator;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -58,13 +59,22 @@ public final class PartitionSlices implements Serializable {
 
   /** Keys by the position of the slice that may hold them: one by hash when {@link #routesByHash()}, else all. */
   public Map<Integer, List<String>> route(Collection<String> keys) {
+    return route(keys, slices.size(), routesByHash ? IntUnaryOperator.identity() : null);
+  }
+
+  /**
+   * Keys by the position of the slice that may hold them, among {@code count} slices: the slice at
+   * {@code position(file-group index)} when keys route by hash, else every slice ({@code position} null).
+   */
+  static Map<Integer, List<String>> route(Collection<String> keys, int count, IntUnaryOperator position) {
     Map<Integer, List<String>> out = new TreeMap<>();
     for (String key : keys) {
-      if (routesByHash) {
-        out.computeIfAbsent(MetadataKeys.fileGroupIndex(key, slices.size()), k -> new ArrayList<>()).add(key);
+      if (position != null) {
+        int at = position.applyAsInt(MetadataKeys.fileGroupIndex(key, count));
+        out.computeIfAbsent(at, k -> new ArrayList<>()).add(key);
       } else {
-        for (int position = 0; position < slices.size(); position++) {
-          out.computeIfAbsent(position, k -> new ArrayList<>()).add(key);
+        for (int at = 0; at < count; at++) {
+          out.computeIfAbsent(at, k -> new ArrayList<>()).add(key);
         }
       }
     }
