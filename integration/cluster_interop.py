@@ -24,6 +24,29 @@ def hudi_rs(path):
     return canon(pa.Table.from_batches(HudiTableBuilder.from_base_uri(path).build().read()))
 
 
+def record_index_lookups(spark, p) -> dict:
+    """Keys located by the executors, sent to them by broadcast and by shuffle, against the driver's lookup."""
+    from pyhudi.write import record_index
+
+    t = HudiTable(spark, p, {"hoodie.table.name": "ri", "hoodie.datasource.write.recordkey.field": "id",
+                             "hoodie.datasource.write.precombine.field": "ts",
+                             "hoodie.datasource.write.partitionpath.field": "region",
+                             "hoodie.metadata.record.index.enable": "true", "hoodie.index.type": "RECORD_INDEX"})
+    t.insert(spark.createDataFrame([(f"k{i}", 1, ("eu", "us")[i % 2], float(i)) for i in range(2000)], SCHEMA))
+    wanted = [f"k{i}" for i in range(0, 2200, 7)]
+    keys = spark.createDataFrame([(k,) for k in wanted], "_hudi_bk string").cache()
+    keys.count()  # a known size: Spark may broadcast it
+    driver = json.loads(spark._jvm.io.hudimeta.index.RecordIndex.lookupJson(p, {}, json.dumps(wanted)))
+    out = {"driver": len(driver)}
+    for how, threshold in (("broadcast", "10485760"), ("shuffle", "-1")):
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", threshold)
+        located = record_index.locate(spark, p, {}, keys)
+        shuffled = "RepartitionByExpression" in located._jdf.queryExecution().optimizedPlan().toString()
+        found = {r[0]: (r[1], r[2]) for r in located.collect()}
+        out[how] = [found == {k: (v["partition"], v["fileId"]) for k, v in driver.items()}, shuffled]
+    return out
+
+
 def main() -> None:
     path = sys.argv[1]
     project = os.path.dirname(HERE)
@@ -49,6 +72,7 @@ def main() -> None:
         want = canon(pa.Table.from_pylist([dict(zip(("id", "ts", "region", "amount"), r)) for r in rows.values()]))
         ours = canon(t.read().toArrow())
         out[table_type] = {"rows": len(ours["rows"]), "connector_ok": ours == want, "hudi_rs_ok": hudi_rs(p) == want}
+    out["record_index"] = record_index_lookups(spark, f"{path}/record_index")
     # executor JVMs seen (the driver is in the map too)
     out["executors"] = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
     print(json.dumps(out))

@@ -48,6 +48,30 @@ def lookup(index, path, keys, **options) -> dict:
     return json.loads(index.lookupJson(path, options, json.dumps(keys)))
 
 
+@pytest.fixture(params=["broadcast", "shuffle"])
+def keys_sent_by(request, spark):
+    """How locate sends the keys to its tasks: broadcast (Spark's join rule: their estimated size within
+    spark.sql.autoBroadcastJoinThreshold, as these few keys are) or shuffled by file group (threshold -1)."""
+    key = "spark.sql.autoBroadcastJoinThreshold"
+    before = spark.conf.get(key)
+    if request.param == "shuffle":
+        spark.conf.set(key, "-1")
+    yield request.param
+    spark.conf.set(key, before)
+
+
+def known_size(df):
+    """df cached, so that Spark knows its size (a DataFrame made from Python rows has none it could broadcast by)."""
+    df.cache().count()
+    return df
+
+
+def sent_by(located) -> str:
+    """broadcast or shuffle, from the plan locate returned: only the shuffle repartitions the keys."""
+    return "shuffle" if "RepartitionByExpression" in located.queryExecution().optimizedPlan().toString() \
+        else "broadcast"
+
+
 def test_fixtures_with_record_index():
     assert V8_MDT in RLI_TABLES and V9_MOR_META in RLI_TABLES
     assert len(RLI_TABLES) == 7, RLI_TABLES
@@ -70,20 +94,23 @@ def test_deleted_key_is_absent(spark, index, fixture_tables):
 
 
 @pytest.mark.parametrize("name", [V8_MDT, V9_MOR_META, "sample_table_cow__v9_txns_nonpart_meta"])
-def test_executor_lookup_equals_driver_lookup(spark, index, fixture_tables, name):
+def test_executor_lookup_equals_driver_lookup(spark, index, fixture_tables, name, keys_sent_by):
     path = fixture_tables[name]
     keys = sorted(holders(spark, path)) + UNKNOWN + ["TXN-009"]
     driver = {k: (v["partition"], v["fileId"]) for k, v in lookup(index, path, keys).items()}
     # duplicates (also far apart) and nulls in the input; one output row per distinct key found
-    df = spark.createDataFrame([(k,) for k in keys + keys[::2] + [None]], "_hudi_bk string").repartition(3)
-    located = DataFrame(index.locate(spark._jsparkSession, path, {}, df._jdf), spark)
+    df = known_size(spark.createDataFrame([(k,) for k in keys + keys[::2] + [None]], "_hudi_bk string")
+                    .repartition(3))
+    jlocated = index.locate(spark._jsparkSession, path, {}, df._jdf)
+    assert sent_by(jlocated) == keys_sent_by
+    located = DataFrame(jlocated, spark)
     rows = [tuple(r) for r in located.collect()]
     assert located.columns == ["_hudi_k", "_hudi_p", "_hudi_fg"]
     assert len(rows) == len(driver)
     assert {r[0]: (r[1], r[2]) for r in rows} == driver
 
 
-def test_executor_lookup_of_no_keys(spark, index, fixture_tables):
+def test_executor_lookup_of_no_keys(spark, index, fixture_tables, keys_sent_by):
     df = spark.createDataFrame([], "_hudi_bk string")
     assert index.locate(spark._jsparkSession, fixture_tables[V9_MOR_META], {}, df._jdf).count() == 0
 
@@ -148,7 +175,7 @@ def test_each_task_opens_only_its_file_group(spark, index, fixture_tables):
     assert sorted(opened) == sorted(expected)
 
 
-def test_file_groups_not_routable_by_hash_are_all_searched(spark, index, fixture_tables, tmp_path):
+def test_file_groups_not_routable_by_hash_are_all_searched(spark, index, fixture_tables, tmp_path, keys_sent_by):
     """record_index file ids without the 4-digit index (e.g. a partitioned record index) cannot be routed by
     key hash: both lookups then search every file group and still find each key."""
     base = tmp_path / V9_MOR_META
@@ -159,8 +186,10 @@ def test_file_groups_not_routable_by_hash_are_all_searched(spark, index, fixture
     keys = sorted(holders(spark, fixture_tables[V9_MOR_META])) + UNKNOWN
     expected = lookup(index, fixture_tables[V9_MOR_META], keys)
     assert lookup(index, path, keys) == expected
-    df = spark.createDataFrame([(k,) for k in keys + keys], "_hudi_bk string")
-    rows = DataFrame(index.locate(spark._jsparkSession, path, {}, df._jdf), spark).collect()
+    df = known_size(spark.createDataFrame([(k,) for k in keys + keys], "_hudi_bk string"))
+    located = index.locate(spark._jsparkSession, path, {}, df._jdf)
+    assert sent_by(located) == keys_sent_by
+    rows = DataFrame(located, spark).collect()
     assert sorted(tuple(r) for r in rows) == sorted((k, v["partition"], v["fileId"]) for k, v in expected.items())
 
 

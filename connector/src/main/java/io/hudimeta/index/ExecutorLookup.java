@@ -11,9 +11,12 @@ import io.hudimeta.hfile.BlockCache;
 import io.hudimeta.metadata.MetadataRecord;
 import io.hudimeta.metadata.PartitionSlices;
 import io.hudimeta.spark.KeyGroupFunction;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -21,10 +24,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
@@ -33,6 +38,7 @@ import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.hash.Murmur3_x86_32;
@@ -40,14 +46,16 @@ import org.apache.spark.util.SerializableConfiguration;
 import org.apache.spark.util.TaskCompletionListener;
 
 /**
- * {@link RecordIndex#locate(SparkSession, String, java.util.Map, Dataset)} on executors: keys are
- * shuffled by the record_index file group they hash to ({@link KeyGroupFunction}, as the writer spreads
- * index entries), the groups spread over at most as many tasks as there are cores; a task groups its keys by
- * file group, sorts and deduplicates each group's (in memory:
- * Spark's row sort compares whole rows here, which cost more than the lookups), opens the group's slice
- * once and seeks the keys in sorted batches, through the executor's {@link BlockCache} (configured from
- * the lookup's options), so the blocks of one lookup serve the next. Keys of a record_index whose file
- * groups cannot be routed by hash go to every file group.
+ * {@link RecordIndex#locate(SparkSession, String, java.util.Map, Dataset)} on executors, the file groups spread
+ * over at most as many tasks as there are cores. The keys reach the tasks as a join's small side would: when
+ * Spark would broadcast them (their estimated size at most {@code spark.sql.autoBroadcastJoinThreshold}) the
+ * driver collects them, routes each to the record_index file group it hashes to and broadcasts each task its
+ * groups' keys (one stage, no shuffle); otherwise they are shuffled by file group ({@link KeyGroupFunction}, as
+ * the writer spreads index entries). A task sorts and deduplicates each group's keys (in memory: Spark's row
+ * sort compares whole rows here, which cost more than the lookups), opens the group's slice once and seeks the
+ * keys in sorted batches, through the executor's {@link BlockCache} (configured from the lookup's options), so
+ * the blocks of one lookup serve the next. Keys of a record_index whose file groups cannot be routed by hash
+ * go to every file group.
  */
 final class ExecutorLookup {
 
@@ -65,30 +73,95 @@ final class ExecutorLookup {
 
   private ExecutorLookup() {}
 
-  /** What every task needs, broadcast once: where the slices are and how to reach storage. */
-  private record Job(SerializableConfiguration conf, PartitionSlices slices) implements Serializable {}
+  /**
+   * What every task needs, broadcast once: where the slices are, how to reach storage, and (keys sent by
+   * broadcast) each task's keys by slice position; null when the keys are shuffled.
+   */
+  private record Job(
+    SerializableConfiguration conf,
+    PartitionSlices slices,
+    List<Map<Integer, PackedKeys>> keys
+  ) implements Serializable {}
 
   static Dataset<Row> run(SparkSession spark, Configuration conf, PartitionSlices slices, Dataset<Row> keys) {
     int groups = slices.fileGroupCount();
     if (groups == 0) {
-      return spark.createDataFrame(Collections.<Row>emptyList(), SCHEMA);
+      return empty(spark);
     }
     // a task per file group up to the cores there are: more tasks than cores only queue, each at a cost
     int tasks = Math.min(groups, Math.max(1, spark.sparkContext().defaultParallelism()));
+    Dataset<Row> valid = keys.select(col(KEYS).cast(DataTypes.StringType).as(KEYS)).where(col(KEYS).isNotNull());
+    return broadcastable(spark, valid)
+      ? byBroadcast(spark, conf, slices, valid, tasks)
+      : byShuffle(spark, conf, slices, valid, tasks);
+  }
+
+  /** Whether Spark would broadcast {@code keys} as a join's side: its estimated size within the session's threshold. */
+  static boolean broadcastable(SparkSession spark, Dataset<Row> keys) {
+    long threshold = spark.sessionState().conf().autoBroadcastJoinThreshold();
+    return (
+      threshold >= 0 &&
+      keys
+        .queryExecution()
+        .optimizedPlan()
+        .stats()
+        .sizeInBytes()
+        .bigInteger()
+        .compareTo(BigInteger.valueOf(threshold)) <= 0
+    );
+  }
+
+  /** The keys collected and routed by the driver, each task's broadcast to it: one stage of {@code tasks} tasks. */
+  private static Dataset<Row> byBroadcast(
+    SparkSession spark,
+    Configuration conf,
+    PartitionSlices slices,
+    Dataset<Row> keys,
+    int tasks
+  ) {
+    // Spark's rows as they come (a typed collect decodes each through an encoder: twice the time)
+    List<String> all = new ArrayList<>();
+    for (InternalRow row : keys.queryExecution().executedPlan().executeCollect()) {
+      all.add(row.getUTF8String(0).toString());
+    }
+    if (all.isEmpty()) {
+      return empty(spark);
+    }
+    List<Map<Integer, PackedKeys>> perTask = IntStream.range(0, tasks)
+      .<Map<Integer, PackedKeys>>mapToObj(t -> new TreeMap<>())
+      .toList();
+    slices.route(all).forEach((group, groupKeys) -> perTask.get(group % tasks).put(group, PackedKeys.of(groupKeys)));
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<Job> job = jsc.broadcast(new Job(new SerializableConfiguration(conf), slices, perTask));
+    List<Integer> taskIds = IntStream.range(0, tasks).boxed().toList();
+    return spark.createDataFrame(jsc.parallelize(taskIds, tasks).mapPartitions(new BroadcastTask(job)), SCHEMA);
+  }
+
+  /** The keys shuffled to the task of their file group: two stages. */
+  private static Dataset<Row> byShuffle(
+    SparkSession spark,
+    Configuration conf,
+    PartitionSlices slices,
+    Dataset<Row> keys,
+    int tasks
+  ) {
+    int groups = slices.fileGroupCount();
     Column group = slices.routesByHash()
       ? udf(new KeyGroupFunction(), DataTypes.IntegerType).apply(col(KEYS), lit(groups))
       : explode(sequence(lit(0), lit(groups - 1)));
     Broadcast<Job> job = JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(
-      new Job(new SerializableConfiguration(conf), slices)
+      new Job(new SerializableConfiguration(conf), slices, null)
     );
     return keys
-      .select(col(KEYS).cast(DataTypes.StringType).as(KEYS))
-      .where(col(KEYS).isNotNull())
       .withColumn(GROUP, group)
       .withColumn(ROUTE, element_at(lit(routes(groups, tasks)), col(GROUP).plus(1)))
       .repartition(tasks, col(ROUTE))
       .drop(ROUTE)
-      .mapPartitions(new LookupTask(job), Encoders.row(SCHEMA));
+      .mapPartitions(new ShuffledTask(job), Encoders.row(SCHEMA));
+  }
+
+  private static Dataset<Row> empty(SparkSession spark) {
+    return spark.createDataFrame(Collections.<Row>emptyList(), SCHEMA);
   }
 
   /**
@@ -115,38 +188,88 @@ final class ExecutorLookup {
     return route;
   }
 
-  /** One task: its rows of (key, file group), any order. */
-  private static final class LookupTask implements MapPartitionsFunction<Row, Row> {
+  /** A task of the shuffle: its rows of (key, file group), any order. */
+  private static final class ShuffledTask implements MapPartitionsFunction<Row, Row> {
 
     private static final long serialVersionUID = 1L;
     private final Broadcast<Job> job;
 
-    LookupTask(Broadcast<Job> job) {
+    ShuffledTask(Broadcast<Job> job) {
       this.job = job;
     }
 
     @Override
     public Iterator<Row> call(Iterator<Row> input) {
-      Job j = job.value();
-      BlockCache.shared().configure(j.conf().value()::get);
       Map<Integer, List<String>> byGroup = new TreeMap<>();
       while (input.hasNext()) {
         Row row = input.next();
         byGroup.computeIfAbsent(row.getInt(1), g -> new ArrayList<>()).add(row.getString(0));
       }
-      FileSystem fs;
-      try {
-        fs = j.slices().dir().getFileSystem(j.conf().value());
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot reach the metadata table at " + j.slices().dir(), e);
-      }
-      Found found = new Found(fs, j.slices(), byGroup.entrySet().iterator());
-      TaskContext task = TaskContext.get();
-      if (task != null) {
-        task.addTaskCompletionListener((TaskCompletionListener) ctx -> found.closeReader());
-      }
-      return found;
+      return lookup(job.value(), byGroup);
     }
+  }
+
+  /** A task of the broadcast: its number, whose keys the broadcast holds. */
+  private static final class BroadcastTask implements FlatMapFunction<Iterator<Integer>, Row> {
+
+    private static final long serialVersionUID = 1L;
+    private final Broadcast<Job> job;
+
+    BroadcastTask(Broadcast<Job> job) {
+      this.job = job;
+    }
+
+    @Override
+    public Iterator<Row> call(Iterator<Integer> task) {
+      Job j = job.value();
+      Map<Integer, List<String>> byGroup = new TreeMap<>();
+      j.keys()
+        .get(task.next())
+        .forEach((group, keys) -> byGroup.put(group, keys.unpack()));
+      return lookup(j, byGroup);
+    }
+  }
+
+  /**
+   * A file group's keys as one broadcast value: their UTF-8 bytes end to end and where each ends (Java
+   * serialization of 100k Strings one by one took 35 ms, a third of the lookup's fixed cost).
+   */
+  private record PackedKeys(byte[] utf8, int[] ends) implements Serializable {
+    static PackedKeys of(List<String> keys) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      int[] ends = new int[keys.size()];
+      for (int i = 0; i < ends.length; i++) {
+        out.writeBytes(keys.get(i).getBytes(StandardCharsets.UTF_8));
+        ends[i] = out.size();
+      }
+      return new PackedKeys(out.toByteArray(), ends);
+    }
+
+    /** The keys, in a list of the task's own (sorted in place later). */
+    List<String> unpack() {
+      List<String> keys = new ArrayList<>(ends.length);
+      for (int i = 0, from = 0; i < ends.length; from = ends[i++]) {
+        keys.add(new String(utf8, from, ends[i] - from, StandardCharsets.UTF_8));
+      }
+      return keys;
+    }
+  }
+
+  /** The rows of the keys found, file group by file group ({@code byGroup}: keys by slice position). */
+  private static Iterator<Row> lookup(Job j, Map<Integer, List<String>> byGroup) {
+    BlockCache.shared().configure(j.conf().value()::get);
+    FileSystem fs;
+    try {
+      fs = j.slices().dir().getFileSystem(j.conf().value());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot reach the metadata table at " + j.slices().dir(), e);
+    }
+    Found found = new Found(fs, j.slices(), byGroup.entrySet().iterator());
+    TaskContext task = TaskContext.get();
+    if (task != null) {
+      task.addTaskCompletionListener((TaskCompletionListener) ctx -> found.closeReader());
+    }
+    return found;
   }
 
   /** Rows of the keys found, produced batch by batch as Spark pulls them. */
