@@ -71,6 +71,8 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
   /**
    * Positions of the HoodieRecordIndexInfo fields in one writer schema (-1: the schema lacks the field, as
    * versions before fileIdEncoding do), found once per schema: by name, every field read is a map lookup.
+   * The last schema's are kept per thread: each slice's decoder parses a schema of its own, and one slot
+   * shared by the threads of a parallel lookup thrashed between them.
    */
   private record Fields(
     Schema schema,
@@ -82,10 +84,11 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
     int fileIdLowBits,
     int fileIndex
   ) {
-    private static volatile Fields last;
+    private static final ThreadLocal<Fields> LAST = new ThreadLocal<>();
+    private static final ThreadLocal<Info> LAST_INFO = new ThreadLocal<>();
 
     static Fields of(Schema schema) {
-      Fields f = last;
+      Fields f = LAST.get();
       if (f == null || f.schema != schema) {
         f = new Fields(
           schema,
@@ -97,7 +100,7 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
           pos(schema, "fileIdLowBits"),
           pos(schema, "fileIndex")
         );
-        last = f;
+        LAST.set(f);
       }
       return f;
     }
@@ -111,19 +114,17 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
       return pos < 0 ? null : r.get(pos);
     }
 
-    /** The payload's recordIndexMetadata; its position is cached with the last schema seen. */
+    /** The payload's recordIndexMetadata; its position is kept with the thread's last schema. */
     static Object info(GenericRecord payload) {
       Schema schema = payload.getSchema();
-      Info i = lastInfo;
+      Info i = LAST_INFO.get();
       if (i == null || i.schema != schema) {
         i = new Info(schema, pos(schema, "recordIndexMetadata"));
-        lastInfo = i;
+        LAST_INFO.set(i);
       }
       return i.pos < 0 ? null : payload.get(i.pos);
     }
 
     private record Info(Schema schema, int pos) {}
-
-    private static volatile Info lastInfo;
   }
 }
