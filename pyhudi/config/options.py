@@ -198,6 +198,9 @@ HFILE_BLOCK_CACHE_SIZE = _define("hoodie.hfile.block.cache.size", 100, number(1,
                                  "Most HFile blocks (up to 1 MB inflated each) the block cache keeps per JVM.")
 HFILE_BLOCK_CACHE_TTL = _define("hoodie.hfile.block.cache.ttl.minutes", 60, number(1, "minutes, at least 1"),
                                 "Minutes a cached HFile block is served before it is read again.")
+HFILE_BLOCK_CACHE_SOFT = _define(
+    "pyhudi.hfile.block.cache.soft.enabled", True, boolean,
+    "Blocks past hoodie.hfile.block.cache.size stay cached softly, dropped by the JVM when it needs the memory.")
 BUCKET_ENGINE = _define("hoodie.index.bucket.engine", "SIMPLE", choice(BUCKET_ENGINES),
                         "Bucket index flavour (hoodie.index.type=BUCKET).")
 BUCKET_COUNT = _define("hoodie.bucket.index.num.buckets", 256,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 
 import pytest
 from pyspark.sql import DataFrame
@@ -16,7 +17,7 @@ MANY_BLOCKS = "hudi_1_0_hbase_2_4_9_16KB_GZ_20000.hfile"
 OTHER = "hudi_1_0_hbase_2_4_9_16KB_GZ_200_20_non_unique.hfile"
 ANY_TABLE = "sample_table_cow__v9_txns_simple_nometa"
 DEFAULTS = {"hoodie.hfile.block.cache.enabled": "true", "hoodie.hfile.block.cache.size": "100",
-            "hoodie.hfile.block.cache.ttl.minutes": "60"}
+            "hoodie.hfile.block.cache.ttl.minutes": "60", "pyhudi.hfile.block.cache.soft.enabled": "true"}
 
 
 @pytest.fixture
@@ -75,22 +76,50 @@ def test_a_file_written_again_under_its_name_is_read_again(spark, cache, tmp_pat
 def test_size_bounds_the_blocks_held(spark, fixture_tables, cache, tmp_path):
     path = tmp_path / MANY_BLOCKS
     shutil.copy(HFILE_DIR / MANY_BLOCKS, path)
-    configure(spark, fixture_tables, **{"hoodie.hfile.block.cache.size": "2"})
+    configure(spark, fixture_tables, **{"hoodie.hfile.block.cache.size": "2",
+                                         "pyhudi.hfile.block.cache.soft.enabled": "false"})
     _, misses = counters(cache)
     scan(spark, path)
     read = cache.misses() - misses
     scan(spark, path)  # a scan in file order evicts each block before it is needed again
     assert cache.misses() - misses == 2 * read
+    assert cache.softlyHeld() == 0
 
 
-def test_cache_off_reads_storage_each_time(spark, fixture_tables, cache, tmp_path):
+def test_blocks_past_the_size_are_held_softly(spark, fixture_tables, cache, tmp_path):
     path = tmp_path / MANY_BLOCKS
     shutil.copy(HFILE_DIR / MANY_BLOCKS, path)
-    configure(spark, fixture_tables, **{"hoodie.hfile.block.cache.enabled": "false"})
-    before = counters(cache)
-    assert scan(spark, path) == scan(spark, path) == [r for r, _ in expected_cells(MANY_BLOCKS)]
-    assert counters(cache) == before
-    assert not cache.enabled()
+    configure(spark, fixture_tables, **{"hoodie.hfile.block.cache.size": "2"})
+    hits, misses = counters(cache)
+    rows = scan(spark, path)
+    read = cache.misses() - misses
+    assert read > 10 and cache.softlyHeld() == read - 2
+    assert scan(spark, path) == rows  # every block found again: 2 held, the rest softly
+    assert counters(cache) == (hits + read, misses + read)
+    configure(spark, fixture_tables, **{"pyhudi.hfile.block.cache.soft.enabled": "false"})
+    assert cache.softlyHeld() == 0  # turned off: the softly held blocks let go
+
+
+@pytest.mark.parametrize("size,soft,hits", [("2", "true", 3), ("2", "false", 0), ("600", "false", None)])
+def test_softly_held_blocks_never_run_the_jvm_out_of_memory(size, soft, hits):
+    """600 blocks of 1 MB through the cache in a JVM of 64 MB. Two held and the rest softly: the JVM drops what
+    it needs, the last three blocks are still there. Two held and no soft tier: asked again in load order, each of
+    the last three evicts the next.
+    All 600 held strongly (what a soft tier that held on would be): the JVM runs out of memory."""
+    from pyhudi import build
+
+    classpath = os.pathsep.join(str(j) for j in (build.build(quiet=True), build.build_tests(quiet=True)))
+    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
+    done = subprocess.run([java, "-Xmx64m", "-cp", classpath, "io.hudimeta.hfile.CacheUnderPressure", "600", size,
+                           soft], capture_output=True, text=True, timeout=120)
+    if hits is None:
+        assert done.returncode != 0 and "OutOfMemoryError" in done.stderr
+        return
+    assert done.returncode == 0, done.stderr[-2000:]
+    fields = dict(f.split("=") for f in done.stdout.split())
+    assert fields["loaded"] == "600" and fields["hits"] == str(hits)
+    softly = int(fields["softly"])
+    assert (0 < softly < 598) if soft == "true" else softly == 0  # some dropped by the JVM, not all
 
 
 @pytest.mark.parametrize("key,value,message", [
@@ -99,6 +128,7 @@ def test_cache_off_reads_storage_each_time(spark, fixture_tables, cache, tmp_pat
                                            "hoodie.hfile.block.cache.enabled=false to turn the cache off)"),
     ("hoodie.hfile.block.cache.ttl.minutes", "-5", "hoodie.hfile.block.cache.ttl.minutes must be at least 1"),
     ("hoodie.hfile.block.cache.enabled", "yes", "hoodie.hfile.block.cache.enabled must be true or false, got 'yes'"),
+    ("pyhudi.hfile.block.cache.soft.enabled", "1", "pyhudi.hfile.block.cache.soft.enabled must be true or false"),
 ])
 def test_bad_values_are_refused(spark, fixture_tables, cache, tmp_path, key, value, message):
     path = tmp_path / MANY_BLOCKS

@@ -1,6 +1,10 @@
 package io.hudimeta.hfile;
 
 import java.io.IOException;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.SoftReference;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -13,16 +17,21 @@ import java.util.function.UnaryOperator;
  * of the same file in this JVM, the driver or an executor. A batched record-index lookup touches most
  * data blocks of the index, so without it every lookup inflates the whole index again.
  *
- * <p>Least recently used blocks go first once {@value #SIZE} blocks are held; blocks expire
- * {@value #TTL_MINUTES} minutes after they were read. Keys name the file by path, length and
- * modification time, so a file written again under the same name is never served stale blocks.
- * Loads run outside the lock: tasks reading different files in parallel do not wait for each other.
+ * <p>Least recently used blocks leave the cache once {@value #SIZE} blocks are held (Hudi's count); with
+ * {@value #SOFT} (pyhudi's, on by default) they are then held softly, so a later reader still finds them
+ * while the heap has room: the JVM drops softly held blocks before it would run out of memory. A writer that
+ * keeps running thus inflates its record index once, however many blocks the index has; the strongly held
+ * count bounds what the cache keeps whatever the heap. Blocks expire {@value #TTL_MINUTES} minutes after
+ * they were read. Keys name the file by path, length and modification time, so a file written again under
+ * the same name is never served stale blocks. Loads run outside the lock: tasks reading different files in
+ * parallel do not wait for each other.
  */
 public final class BlockCache {
 
   public static final String ENABLED = "hoodie.hfile.block.cache.enabled";
   public static final String SIZE = "hoodie.hfile.block.cache.size";
   public static final String TTL_MINUTES = "hoodie.hfile.block.cache.ttl.minutes";
+  public static final String SOFT = "pyhudi.hfile.block.cache.soft.enabled";
   static final int DEFAULT_SIZE = 100;
   static final int DEFAULT_TTL_MINUTES = 60;
 
@@ -38,12 +47,31 @@ public final class BlockCache {
   private volatile long ttlNanos = TimeUnit.MINUTES.toNanos(DEFAULT_TTL_MINUTES);
   private final AtomicLong hits = new AtomicLong();
   private final AtomicLong misses = new AtomicLong();
+  private volatile boolean soft = true;
   private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(256, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<Key, Entry> eldest) {
-      return size() > capacity;
+      if (size() <= capacity) {
+        return false;
+      }
+      holdSoftly(eldest.getKey(), eldest.getValue());
+      return true;
     }
   };
+  /** Blocks past the count, while the JVM keeps them; their references come back on {@link #dropped} when it does not. */
+  private final Map<Key, Held> softly = new HashMap<>();
+  private final ReferenceQueue<Entry> dropped = new ReferenceQueue<>();
+
+  /** A softly held block, knowing its key so that the map forgets it once the JVM drops the block. */
+  private static final class Held extends SoftReference<Entry> {
+
+    final Key key;
+
+    Held(Key key, Entry entry, ReferenceQueue<Entry> queue) {
+      super(entry, queue);
+      this.key = key;
+    }
+  }
 
   private BlockCache() {}
 
@@ -62,8 +90,10 @@ public final class BlockCache {
     String on = settings.apply(ENABLED);
     String size = settings.apply(SIZE);
     String ttl = settings.apply(TTL_MINUTES);
+    String keepSoftly = settings.apply(SOFT);
     // every value parsed before any is applied: a bad one leaves the cache as it was
     Boolean enable = on == null ? null : bool(ENABLED, on);
+    Boolean softly = keepSoftly == null ? null : bool(SOFT, keepSoftly);
     Integer blocks = size == null ? null : positive(SIZE, size);
     Integer minutes = ttl == null ? null : positive(TTL_MINUTES, ttl);
     if (enable != null) {
@@ -77,6 +107,14 @@ public final class BlockCache {
     }
     if (minutes != null) {
       ttlNanos = TimeUnit.MINUTES.toNanos(minutes);
+    }
+    if (softly != null) {
+      synchronized (this) {
+        soft = softly;
+        if (!softly) {
+          this.softly.clear();
+        }
+      }
     }
   }
 
@@ -94,14 +132,29 @@ public final class BlockCache {
     return misses.get();
   }
 
+  /** Blocks held softly now, past the count (for tests and metrics). */
+  public synchronized int softlyHeld() {
+    forgetDropped();
+    return softly.size();
+  }
+
   /** Drops every cached block. */
   public synchronized void clear() {
     entries.clear();
+    softly.clear();
   }
 
   DataBlock get(Key key, LruCache.Loader<DataBlock> loader) throws IOException {
     synchronized (this) {
+      forgetDropped();
       Entry cached = entries.get(key);
+      if (cached == null) {
+        Held held = softly.remove(key);
+        cached = held == null ? null : held.get();
+        if (cached != null) {
+          entries.put(key, cached); // back among the strongly held: used again
+        }
+      }
       if (cached != null && System.nanoTime() - cached.loadedNanos() < ttlNanos) {
         hits.incrementAndGet();
         return cached.block();
@@ -118,8 +171,23 @@ public final class BlockCache {
   private void shrinkTo(int size) {
     var it = entries.entrySet().iterator();
     while (entries.size() > size && it.hasNext()) {
-      it.next();
+      Map.Entry<Key, Entry> eldest = it.next();
+      holdSoftly(eldest.getKey(), eldest.getValue());
       it.remove();
+    }
+  }
+
+  private void holdSoftly(Key key, Entry entry) {
+    if (soft) {
+      softly.put(key, new Held(key, entry, dropped));
+    }
+  }
+
+  /** Forgets the keys of blocks the JVM dropped. */
+  private void forgetDropped() {
+    for (Reference<? extends Entry> ref; (ref = dropped.poll()) != null; ) {
+      Held held = (Held) ref;
+      softly.remove(held.key, held);
     }
   }
 

@@ -62,7 +62,7 @@ final class ReadOptions implements Serializable {
   );
   private static final Set<String> HONOURED = union(
     Set.of(QUERY_TYPE, BEGIN, END, METADATA_ENABLE, DATA_SKIPPING, STREAM_START, INCREMENTAL_FORMAT),
-    union(VIEW_KEYS, Set.of(BlockCache.ENABLED, BlockCache.SIZE, BlockCache.TTL_MINUTES))
+    union(VIEW_KEYS, Set.of(BlockCache.ENABLED, BlockCache.SIZE, BlockCache.TTL_MINUTES, BlockCache.SOFT))
   );
 
   final String path;
