@@ -216,8 +216,7 @@ class Bench:
         self._cache_options({SOFT_CACHE: "true"})
         self.spark._jvm.io.hudimeta.hfile.BlockCache.shared().clear()
         first["delta-rs merge"], out["delta-rs merge"] = self._copies("delta", self._delta_merge)
-        self.results["upsert"] = out
-        self.results["upsert_first"] = first
+        self.results["upsert"] = {**out, "first": first}
         for name, times in out.items():
             print(f"upsert 1%, {name}: median {statistics.median(times):.2f} s (first in the process "
                   f"{first[name]:.2f} s)", flush=True)
@@ -303,8 +302,8 @@ def report(out: str) -> None:
                      f"delta-rs {delta:.3f} s: {delta / ri:.1f}x) | <= 0.2 s and >= 3x faster than delta-rs | "
                      f"{'met' if ok else 'missed'} |")
     if "upsert" in cases:
-        u = {k: _median(v) for k, v in cases["upsert"].items()}
-        first = cases.get("upsert_first", {})
+        first = cases["upsert"].get("first", {})
+        u = {k: _median(v) for k, v in cases["upsert"].items() if k != "first"}
         delta = u["delta-rs merge"]
         others = ", ".join(f"{k} {v:.2f} s" for k, v in u.items() if "RECORD_INDEX" not in k)
         for name in (k for k in u if "RECORD_INDEX" in k):

@@ -169,8 +169,8 @@ def locate(spark: SparkSession, table_uri: str, options: dict[str, str], keys: D
     jopts = jvm.java.util.HashMap()
     for k, v in options.items():
         jopts.put(k, str(v))
-    found = jvm.io.hudimeta.index.RecordIndex.locate(spark._jsparkSession, table_uri, jopts, keys._jdf)
-    return DataFrame(found, spark).withColumnRenamed("_hudi_fg", FG)
+    # the connector names the file id column FG already (RecordIndex.FILE_ID_COLUMN): no rename to analyse
+    return DataFrame(jvm.io.hudimeta.index.RecordIndex.locate(spark._jsparkSession, table_uri, jopts, keys._jdf), spark)
 
 
 # ---- on executors ---------------------------------------------------------------------------------
