@@ -90,10 +90,14 @@ final class ExecutorLookup {
     }
     // a task per file group up to the cores there are: more tasks than cores only queue, each at a cost
     int tasks = Math.min(groups, Math.max(1, spark.sparkContext().defaultParallelism()));
-    Dataset<Row> valid = keys.select(col(KEYS).cast(DataTypes.StringType).as(KEYS)).where(col(KEYS).isNotNull());
-    return broadcastable(spark, valid)
-      ? byBroadcast(spark, conf, slices, valid, tasks)
-      : byShuffle(spark, conf, slices, valid, tasks);
+    // string keys are collected from the caller's own plan, analysed (and, for a cached frame, optimised and
+    // planned) already: a new plan per lookup was a good part of a small lookup's fixed cost
+    Dataset<Row> strings = keys.schema().apply(KEYS).dataType().equals(DataTypes.StringType)
+      ? keys
+      : keys.select(col(KEYS).cast(DataTypes.StringType).as(KEYS));
+    return broadcastable(spark, strings)
+      ? byBroadcast(spark, conf, slices, strings, tasks)
+      : byShuffle(spark, conf, slices, strings.select(KEYS).where(col(KEYS).isNotNull()), tasks);
   }
 
   /** Whether Spark would broadcast {@code keys} as a join's side: its estimated size within the session's threshold. */
@@ -111,7 +115,10 @@ final class ExecutorLookup {
     );
   }
 
-  /** The keys collected and routed by the driver, each task's broadcast to it: one stage of {@code tasks} tasks. */
+  /**
+   * The keys (string column {@value #KEYS} of {@code keys}, nulls skipped) collected and routed by the driver,
+   * each task's broadcast to it: one stage of {@code tasks} tasks.
+   */
   private static Dataset<Row> byBroadcast(
     SparkSession spark,
     Configuration conf,
@@ -120,9 +127,12 @@ final class ExecutorLookup {
     int tasks
   ) {
     // Spark's rows as they come (a typed collect decodes each through an encoder: twice the time)
+    int at = keys.schema().fieldIndex(KEYS);
     List<String> all = new ArrayList<>();
     for (InternalRow row : keys.queryExecution().executedPlan().executeCollect()) {
-      all.add(row.getUTF8String(0).toString());
+      if (!row.isNullAt(at)) {
+        all.add(row.getUTF8String(at).toString());
+      }
     }
     if (all.isEmpty()) {
       return empty(spark);
