@@ -90,10 +90,10 @@ public final class BlockCache {
     String on = settings.apply(ENABLED);
     String size = settings.apply(SIZE);
     String ttl = settings.apply(TTL_MINUTES);
-    String keepSoftly = settings.apply(SOFT);
+    String softValue = settings.apply(SOFT);
     // every value parsed before any is applied: a bad one leaves the cache as it was
     Boolean enable = on == null ? null : bool(ENABLED, on);
-    Boolean softly = keepSoftly == null ? null : bool(SOFT, keepSoftly);
+    Boolean keepSoft = softValue == null ? null : bool(SOFT, softValue);
     Integer blocks = size == null ? null : positive(SIZE, size);
     Integer minutes = ttl == null ? null : positive(TTL_MINUTES, ttl);
     if (enable != null) {
@@ -108,11 +108,11 @@ public final class BlockCache {
     if (minutes != null) {
       ttlNanos = TimeUnit.MINUTES.toNanos(minutes);
     }
-    if (softly != null) {
+    if (keepSoft != null) {
       synchronized (this) {
-        soft = softly;
-        if (!softly) {
-          this.softly.clear();
+        soft = keepSoft;
+        if (!keepSoft) {
+          softly.clear();
         }
       }
     }

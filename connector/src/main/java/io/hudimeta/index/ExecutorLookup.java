@@ -141,9 +141,9 @@ final class ExecutorLookup {
       .<Map<Integer, PackedKeys>>mapToObj(t -> new TreeMap<>())
       .toList();
     slices.route(all).forEach((group, groupKeys) -> perTask.get(group % tasks).put(group, PackedKeys.of(groupKeys)));
-    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<Job> job = jsc.broadcast(new Job(new SerializableConfiguration(conf), slices, perTask));
+    Broadcast<Job> job = broadcast(spark, conf, slices, perTask);
     List<Integer> taskIds = IntStream.range(0, tasks).boxed().toList();
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     return spark.createDataFrame(jsc.parallelize(taskIds, tasks).mapPartitions(new BroadcastTask(job)), SCHEMA);
   }
 
@@ -159,15 +159,24 @@ final class ExecutorLookup {
     Column group = slices.routesByHash()
       ? udf(new KeyGroupFunction(), DataTypes.IntegerType).apply(col(KEYS), lit(groups))
       : explode(sequence(lit(0), lit(groups - 1)));
-    Broadcast<Job> job = JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(
-      new Job(new SerializableConfiguration(conf), slices, null)
-    );
+    Broadcast<Job> job = broadcast(spark, conf, slices, null);
     return keys
       .withColumn(GROUP, group)
       .withColumn(ROUTE, element_at(lit(routes(groups, tasks)), col(GROUP).plus(1)))
       .repartition(tasks, col(ROUTE))
       .drop(ROUTE)
       .mapPartitions(new ShuffledTask(job), Encoders.row(SCHEMA));
+  }
+
+  /** The job of a lookup, broadcast once; {@code keys} null when they are shuffled. */
+  private static Broadcast<Job> broadcast(
+    SparkSession spark,
+    Configuration conf,
+    PartitionSlices slices,
+    List<Map<Integer, PackedKeys>> keys
+  ) {
+    Job job = new Job(new SerializableConfiguration(conf), slices, keys);
+    return JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(job);
   }
 
   private static Dataset<Row> empty(SparkSession spark) {
