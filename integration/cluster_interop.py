@@ -41,7 +41,7 @@ def record_index_lookups(spark, p) -> dict:
     for how, threshold in (("broadcast", "10485760"), ("shuffle", "-1")):
         spark.conf.set("spark.sql.autoBroadcastJoinThreshold", threshold)
         located = record_index.locate(spark, p, {}, keys)
-        shuffled = "RepartitionByExpression" in located._jdf.queryExecution().optimizedPlan().toString()
+        shuffled = "Shuffled" in located._jdf.queryExecution().toRdd().toDebugString()
         found = {r[0]: (r[1], r[2]) for r in located.collect()}
         out[how] = [found == {k: (v["partition"], v["fileId"]) for k, v in driver.items()}, shuffled]
     return out

@@ -67,9 +67,8 @@ def known_size(df):
 
 
 def sent_by(located) -> str:
-    """broadcast or shuffle, from the plan locate returned: only the shuffle repartitions the keys."""
-    return "shuffle" if "RepartitionByExpression" in located.queryExecution().optimizedPlan().toString() \
-        else "broadcast"
+    """broadcast or shuffle, from the lineage of what locate returned: only the shuffle's has a shuffled RDD."""
+    return "shuffle" if "Shuffled" in located.queryExecution().toRdd().toDebugString() else "broadcast"
 
 
 def test_fixtures_with_record_index():

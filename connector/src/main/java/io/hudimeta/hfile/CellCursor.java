@@ -85,6 +85,11 @@ final class CellCursor {
     return block.cell(slot);
   }
 
+  /** Hands the current cell's value to the visitor as key {@code key}'s. */
+  void visitValue(int key, HFileReader.ValueVisitor visitor) throws IOException {
+    block.visitValue(slot, key, visitor);
+  }
+
   void next() {
     slot++;
   }

@@ -1,5 +1,6 @@
 package io.hudimeta.hfile;
 
+import java.io.IOException;
 import java.util.Arrays;
 
 /**
@@ -121,6 +122,12 @@ final class DataBlock {
     int valueStart = start + 8 + Bytes.readInt(payload, start);
     byte[] value = Arrays.copyOfRange(payload, valueStart, valueStart + Bytes.readInt(payload, start + 4));
     return new Cell(row, value);
+  }
+
+  /** Hands cell i's value, in place, to the visitor as key {@code key}'s. */
+  void visitValue(int i, int key, HFileReader.ValueVisitor visitor) throws IOException {
+    int start = cellStart[i];
+    visitor.value(key, payload, start + 8 + Bytes.readInt(payload, start), Bytes.readInt(payload, start + 4));
   }
 
   /** Growable int array, to avoid boxing while splitting a block. */

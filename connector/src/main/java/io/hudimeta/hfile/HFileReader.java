@@ -187,29 +187,63 @@ public final class HFileReader implements Closeable {
     return scanPrefix(utf8(prefix));
   }
 
+  /** What {@link #seekAll} finds: a value, valid only during the call. */
+  @FunctionalInterface
+  public interface ValueVisitor {
+    /** Key {@code key} (its index among the keys sought) has a cell whose value is {@code block[offset, offset + length)}. */
+    void value(int key, byte[] block, int offset, int length) throws IOException;
+  }
+
   /**
-   * Looks up many keys at once (duplicates allowed): keys are visited in row order, each from where
-   * the previous one left the cursor when it lies in the same block. Returns the first cell of each
-   * present key, in row order; absent keys are not in the map.
+   * Looks up many keys at once (duplicates allowed). Returns the first cell of each present key, in row
+   * order; absent keys are not in the map.
    */
   public Map<String, Cell> getAll(Collection<String> keys) throws IOException {
+    byte[][] sorted = sortedDistinct(keys);
     Map<String, Cell> found = new LinkedHashMap<>();
+    seekAll(sorted, (i, block, offset, length) ->
+      found.put(
+        new String(sorted[i], StandardCharsets.UTF_8),
+        new Cell(sorted[i], Arrays.copyOfRange(block, offset, offset + length))
+      )
+    );
+    return found;
+  }
+
+  /**
+   * Visits the value of the first cell of each present key of {@code sorted} (UTF-8 keys, distinct, in row
+   * order: {@link #sortedDistinct}), in that order, without copying it: each key is sought from where the
+   * previous one left the cursor when it lies in the same block.
+   */
+  public void seekAll(byte[][] sorted, ValueVisitor visitor) throws IOException {
     CellCursor cursor = null;
-    byte[] previous = null;
-    for (byte[] key : sortedUtf8(keys)) {
-      if (previous != null && Arrays.equals(previous, key)) {
-        continue;
-      }
-      previous = key;
+    for (int i = 0; i < sorted.length; i++) {
+      byte[] key = sorted[i];
       // sorted keys mostly land in the block the previous one did: no index search, no cache lookup
       if (cursor == null || !cursor.forwardInBlock(key)) {
         cursor = CellCursor.atOrAfter(dataIndex, this::dataBlock, key);
       }
       if (cursor.valid() && cursor.compareRow(key) == 0) {
-        found.put(new String(key, StandardCharsets.UTF_8), cursor.cell());
+        cursor.visitValue(i, visitor);
       }
     }
-    return found;
+  }
+
+  /** The keys' UTF-8 bytes in row order, each once: what {@link #seekAll} takes. */
+  public static byte[][] sortedDistinct(Collection<String> keys) {
+    return sortedDistinct(sortedUtf8(keys));
+  }
+
+  /** {@code keys} (UTF-8) sorted in row order, each once; the array itself is sorted and may be returned. */
+  public static byte[][] sortedDistinct(byte[][] keys) {
+    Arrays.sort(keys, Bytes.UNSIGNED);
+    int kept = 0;
+    for (byte[] key : keys) {
+      if (kept == 0 || !Arrays.equals(keys[kept - 1], key)) {
+        keys[kept++] = key;
+      }
+    }
+    return kept == keys.length ? keys : Arrays.copyOf(keys, kept);
   }
 
   /**

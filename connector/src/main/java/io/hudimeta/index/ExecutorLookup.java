@@ -8,7 +8,8 @@ import static org.apache.spark.sql.functions.sequence;
 import static org.apache.spark.sql.functions.udf;
 
 import io.hudimeta.hfile.BlockCache;
-import io.hudimeta.metadata.MetadataRecord;
+import io.hudimeta.hfile.HFileReader;
+import io.hudimeta.metadata.KeyVisitor;
 import io.hudimeta.metadata.PartitionSlices;
 import io.hudimeta.spark.KeyGroupFunction;
 import java.io.ByteArrayOutputStream;
@@ -18,6 +19,7 @@ import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
@@ -25,25 +27,24 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.hash.Murmur3_x86_32;
+import org.apache.spark.unsafe.types.UTF8String;
 import org.apache.spark.util.SerializableConfiguration;
-import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * {@link RecordIndex#locate(SparkSession, String, java.util.Map, Dataset)} on executors, the file groups spread
@@ -80,7 +81,7 @@ final class ExecutorLookup {
   private record Job(
     SerializableConfiguration conf,
     PartitionSlices slices,
-    List<Map<Integer, PackedKeys>> keys
+    List<Map<Integer, List<PackedKeys>>> keys
   ) implements Serializable {}
 
   static Dataset<Row> run(SparkSession spark, Configuration conf, PartitionSlices slices, Dataset<Row> keys) {
@@ -116,8 +117,10 @@ final class ExecutorLookup {
   }
 
   /**
-   * The keys (string column {@value #KEYS} of {@code keys}, nulls skipped) collected and routed by the driver,
-   * each task's broadcast to it: one stage of {@code tasks} tasks.
+   * The keys (string column {@value #KEYS} of {@code keys}, nulls skipped) routed and packed where they are,
+   * in parallel, the packs collected by the driver and each task's broadcast to it: one stage of
+   * {@code tasks} tasks after the keys' own (collecting the keys as rows cost the driver 40 ms for 100k,
+   * turning them into strings, routing and packing them another 17).
    */
   private static Dataset<Row> byBroadcast(
     SparkSession spark,
@@ -126,25 +129,30 @@ final class ExecutorLookup {
     Dataset<Row> keys,
     int tasks
   ) {
-    // Spark's rows as they come (a typed collect decodes each through an encoder: twice the time)
-    int at = keys.schema().fieldIndex(KEYS);
-    List<String> all = new ArrayList<>();
-    for (InternalRow row : keys.queryExecution().executedPlan().executeCollect()) {
-      if (!row.isNullAt(at)) {
-        all.add(row.getUTF8String(at).toString());
-      }
-    }
-    if (all.isEmpty()) {
+    List<Map<Integer, PackedKeys>> packs = keys
+      .queryExecution()
+      .toRdd()
+      .toJavaRDD()
+      .mapPartitions(new RouteKeys(slices, keys.schema().fieldIndex(KEYS)))
+      .collect();
+    List<Map<Integer, List<PackedKeys>>> perTask = IntStream.range(0, tasks)
+      .<Map<Integer, List<PackedKeys>>>mapToObj(t -> new TreeMap<>())
+      .toList();
+    packs.forEach(part ->
+      part.forEach((group, packed) ->
+        perTask
+          .get(group % tasks)
+          .computeIfAbsent(group, g -> new ArrayList<>())
+          .add(packed)
+      )
+    );
+    if (perTask.stream().allMatch(Map::isEmpty)) {
       return empty(spark);
     }
-    List<Map<Integer, PackedKeys>> perTask = IntStream.range(0, tasks)
-      .<Map<Integer, PackedKeys>>mapToObj(t -> new TreeMap<>())
-      .toList();
-    slices.route(all).forEach((group, groupKeys) -> perTask.get(group % tasks).put(group, PackedKeys.of(groupKeys)));
     Broadcast<Job> job = broadcast(spark, conf, slices, perTask);
     List<Integer> taskIds = IntStream.range(0, tasks).boxed().toList();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    return spark.createDataFrame(jsc.parallelize(taskIds, tasks).mapPartitions(new BroadcastTask(job)), SCHEMA);
+    return rows(spark, jsc.parallelize(taskIds, tasks).mapPartitions(new BroadcastTask(job)));
   }
 
   /** The keys shuffled to the task of their file group: two stages. */
@@ -160,12 +168,11 @@ final class ExecutorLookup {
       ? udf(new KeyGroupFunction(), DataTypes.IntegerType).apply(col(KEYS), lit(groups))
       : explode(sequence(lit(0), lit(groups - 1)));
     Broadcast<Job> job = broadcast(spark, conf, slices, null);
-    return keys
-      .withColumn(GROUP, group)
+    Dataset<Row> shuffled = keys
+      .select(col(KEYS), group.as(GROUP))
       .withColumn(ROUTE, element_at(lit(routes(groups, tasks)), col(GROUP).plus(1)))
-      .repartition(tasks, col(ROUTE))
-      .drop(ROUTE)
-      .mapPartitions(new ShuffledTask(job), Encoders.row(SCHEMA));
+      .repartition(tasks, col(ROUTE));
+    return rows(spark, shuffled.queryExecution().toRdd().toJavaRDD().mapPartitions(new ShuffledTask(job)));
   }
 
   /** The job of a lookup, broadcast once; {@code keys} null when they are shuffled. */
@@ -173,7 +180,7 @@ final class ExecutorLookup {
     SparkSession spark,
     Configuration conf,
     PartitionSlices slices,
-    List<Map<Integer, PackedKeys>> keys
+    List<Map<Integer, List<PackedKeys>>> keys
   ) {
     Job job = new Job(new SerializableConfiguration(conf), slices, keys);
     return JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(job);
@@ -181,6 +188,11 @@ final class ExecutorLookup {
 
   private static Dataset<Row> empty(SparkSession spark) {
     return spark.createDataFrame(Collections.<Row>emptyList(), SCHEMA);
+  }
+
+  /** The lookup's rows, made by its tasks as Spark's own (no conversion of each row). */
+  private static Dataset<Row> rows(SparkSession spark, JavaRDD<InternalRow> found) {
+    return ((org.apache.spark.sql.classic.SparkSession) spark).internalCreateDataFrame(found.rdd(), SCHEMA, false);
   }
 
   /**
@@ -207,8 +219,35 @@ final class ExecutorLookup {
     return route;
   }
 
+  /** A task routing one partition of the keys: their packs by file group, one map per partition. */
+  private static final class RouteKeys implements FlatMapFunction<Iterator<InternalRow>, Map<Integer, PackedKeys>> {
+
+    private static final long serialVersionUID = 1L;
+    private final PartitionSlices slices;
+    private final int at;
+
+    RouteKeys(PartitionSlices slices, int at) {
+      this.slices = slices;
+      this.at = at;
+    }
+
+    @Override
+    public Iterator<Map<Integer, PackedKeys>> call(Iterator<InternalRow> rows) {
+      List<String> keys = new ArrayList<>();
+      while (rows.hasNext()) {
+        InternalRow row = rows.next();
+        if (!row.isNullAt(at)) {
+          keys.add(row.getUTF8String(at).toString());
+        }
+      }
+      Map<Integer, PackedKeys> packs = new TreeMap<>();
+      slices.route(keys).forEach((group, groupKeys) -> packs.put(group, PackedKeys.of(groupKeys)));
+      return List.of(packs).iterator();
+    }
+  }
+
   /** A task of the shuffle: its rows of (key, file group), any order. */
-  private static final class ShuffledTask implements MapPartitionsFunction<Row, Row> {
+  private static final class ShuffledTask implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
 
     private static final long serialVersionUID = 1L;
     private final Broadcast<Job> job;
@@ -218,18 +257,22 @@ final class ExecutorLookup {
     }
 
     @Override
-    public Iterator<Row> call(Iterator<Row> input) {
-      Map<Integer, List<String>> byGroup = new TreeMap<>();
+    public Iterator<InternalRow> call(Iterator<InternalRow> input) {
+      Map<Integer, List<byte[]>> byGroup = new TreeMap<>();
       while (input.hasNext()) {
-        Row row = input.next();
-        byGroup.computeIfAbsent(row.getInt(1), g -> new ArrayList<>()).add(row.getString(0));
+        InternalRow row = input.next();
+        if (!row.isNullAt(0)) {
+          byGroup.computeIfAbsent(row.getInt(1), g -> new ArrayList<>()).add(row.getUTF8String(0).getBytes());
+        }
       }
-      return lookup(job.value(), byGroup);
+      Map<Integer, byte[][]> keys = new TreeMap<>();
+      byGroup.forEach((group, groupKeys) -> keys.put(group, groupKeys.toArray(new byte[0][])));
+      return lookup(job.value(), keys);
     }
   }
 
   /** A task of the broadcast: its number, whose keys the broadcast holds. */
-  private static final class BroadcastTask implements FlatMapFunction<Iterator<Integer>, Row> {
+  private static final class BroadcastTask implements FlatMapFunction<Iterator<Integer>, InternalRow> {
 
     private static final long serialVersionUID = 1L;
     private final Broadcast<Job> job;
@@ -239,18 +282,18 @@ final class ExecutorLookup {
     }
 
     @Override
-    public Iterator<Row> call(Iterator<Integer> task) {
+    public Iterator<InternalRow> call(Iterator<Integer> task) {
       Job j = job.value();
-      Map<Integer, List<String>> byGroup = new TreeMap<>();
+      Map<Integer, byte[][]> keys = new TreeMap<>();
       j.keys()
         .get(task.next())
-        .forEach((group, keys) -> byGroup.put(group, keys.unpack()));
-      return lookup(j, byGroup);
+        .forEach((group, packs) -> keys.put(group, PackedKeys.unpack(packs)));
+      return lookup(j, keys);
     }
   }
 
   /**
-   * A file group's keys as one broadcast value: their UTF-8 bytes end to end and where each ends (Java
+   * Keys of one file group as one value to send: their UTF-8 bytes end to end and where each ends (Java
    * serialization of 100k Strings one by one took 35 ms, a third of the lookup's fixed cost).
    */
   private record PackedKeys(byte[] utf8, int[] ends) implements Serializable {
@@ -264,18 +307,24 @@ final class ExecutorLookup {
       return new PackedKeys(out.toByteArray(), ends);
     }
 
-    /** The keys, in a list of the task's own (sorted in place later). */
-    List<String> unpack() {
-      List<String> keys = new ArrayList<>(ends.length);
-      for (int i = 0, from = 0; i < ends.length; from = ends[i++]) {
-        keys.add(new String(utf8, from, ends[i] - from, StandardCharsets.UTF_8));
+    /** The keys of all the packs, each in an array of its own. */
+    static byte[][] unpack(List<PackedKeys> packs) {
+      byte[][] keys = new byte[packs
+        .stream()
+        .mapToInt(p -> p.ends.length)
+        .sum()][];
+      int k = 0;
+      for (PackedKeys p : packs) {
+        for (int i = 0, from = 0; i < p.ends.length; from = p.ends[i++]) {
+          keys[k++] = Arrays.copyOfRange(p.utf8, from, p.ends[i]);
+        }
       }
       return keys;
     }
   }
 
-  /** The rows of the keys found, file group by file group ({@code byGroup}: keys by slice position). */
-  private static Iterator<Row> lookup(Job j, Map<Integer, List<String>> byGroup) {
+  /** The rows of the keys found, file group by file group ({@code byGroup}: UTF-8 keys by slice position). */
+  private static Iterator<InternalRow> lookup(Job j, Map<Integer, byte[][]> byGroup) {
     BlockCache.shared().configure(j.conf().value()::get);
     FileSystem fs;
     try {
@@ -283,26 +332,23 @@ final class ExecutorLookup {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot reach the metadata table at " + j.slices().dir(), e);
     }
-    Found found = new Found(fs, j.slices(), byGroup.entrySet().iterator());
-    TaskContext task = TaskContext.get();
-    if (task != null) {
-      task.addTaskCompletionListener((TaskCompletionListener) ctx -> found.closeReader());
-    }
-    return found;
+    return new Found(fs, j.slices(), byGroup.entrySet().iterator());
   }
 
-  /** Rows of the keys found, produced batch by batch as Spark pulls them. */
-  private static final class Found implements Iterator<Row> {
+  /**
+   * Rows of the keys found, a file group at a time as Spark pulls them: the group's keys sorted, its slice
+   * opened, searched and closed, then its rows handed out.
+   */
+  private static final class Found implements Iterator<InternalRow> {
 
     private final FileSystem fs;
     private final PartitionSlices slices;
-    private final Iterator<Map.Entry<Integer, List<String>>> groups;
-    private List<String> keys = List.of(); // distinct, sorted keys of the open group
-    private int done; // keys of the open group looked up
-    private PartitionSlices.Reader reader;
-    private Iterator<Row> ready = Collections.emptyIterator();
+    private final Iterator<Map.Entry<Integer, byte[][]>> groups;
+    private final LocationStrings strings = new LocationStrings();
+    private Group group = Group.NONE;
+    private int at; // the next key of the group to hand out, when found
 
-    Found(FileSystem fs, PartitionSlices slices, Iterator<Map.Entry<Integer, List<String>>> groups) {
+    Found(FileSystem fs, PartitionSlices slices, Iterator<Map.Entry<Integer, byte[][]>> groups) {
       this.fs = fs;
       this.slices = slices;
       this.groups = groups;
@@ -310,63 +356,60 @@ final class ExecutorLookup {
 
     @Override
     public boolean hasNext() {
-      while (!ready.hasNext() && (done < keys.size() || groups.hasNext())) {
-        if (done == keys.size()) {
-          openNextGroup();
+      while (true) {
+        while (at < group.keys.length && group.partitions[at] == null) {
+          at++;
         }
-        ready = lookupBatch();
+        if (at < group.keys.length || !groups.hasNext()) {
+          return at < group.keys.length;
+        }
+        Map.Entry<Integer, byte[][]> next = groups.next();
+        group = search(next.getKey(), HFileReader.sortedDistinct(next.getValue()));
+        at = 0;
       }
-      if (!ready.hasNext()) {
-        closeReader();
-      }
-      return ready.hasNext();
     }
 
     @Override
-    public Row next() {
+    public InternalRow next() {
       if (!hasNext()) {
         throw new NoSuchElementException();
       }
-      return ready.next();
+      int i = at++;
+      return new GenericInternalRow(new Object[] {
+        UTF8String.fromBytes(group.keys[i]),
+        group.partitions[i],
+        group.fileIds[i],
+      });
     }
 
-    private void openNextGroup() {
-      closeReader();
-      Map.Entry<Integer, List<String>> group = groups.next();
-      keys = distinctSorted(group.getValue());
-      done = 0;
-      reader = slices.open(fs, group.getKey());
-    }
+    /** Where the index puts each of the sorted keys of the slice at {@code position} (null: not held). */
+    private Group search(int position, byte[][] keys) {
+      Group found = new Group(keys, new UTF8String[keys.length], new UTF8String[keys.length]);
+      try (PartitionSlices.Reader reader = slices.open(fs, position)) {
+        reader.visit(
+          keys,
+          new KeyVisitor() {
+            @Override
+            public void record(int key, GenericRecord payload) {
+              RecordLocation.Info info = RecordLocation.Info.of(UTF8String.fromBytes(keys[key]), payload);
+              found.partitions[key] = strings.partition(info);
+              found.fileIds[key] = strings.fileId(info);
+            }
 
-    /** The next {@link #BATCH} keys of the open group, looked up in one pass. */
-    private Iterator<Row> lookupBatch() {
-      int end = Math.min(keys.size(), done + BATCH);
-      List<String> batch = keys.subList(done, end);
-      done = end;
-      List<Row> out = new ArrayList<>();
-      for (Map.Entry<String, MetadataRecord> e : reader.lookup(batch).entrySet()) {
-        RecordLocation loc = RecordLocation.decode(e.getValue());
-        out.add(RowFactory.create(e.getKey(), loc.partitionPath(), loc.fileId()));
+            @Override
+            public void deleted(int key) {
+              found.partitions[key] = null;
+              found.fileIds[key] = null;
+            }
+          }
+        );
       }
-      return out.iterator();
+      return found;
     }
 
-    private static List<String> distinctSorted(List<String> keys) {
-      Collections.sort(keys);
-      int kept = 0;
-      for (String key : keys) {
-        if (kept == 0 || !key.equals(keys.get(kept - 1))) {
-          keys.set(kept++, key);
-        }
-      }
-      return keys.subList(0, kept);
-    }
-
-    void closeReader() {
-      if (reader != null) {
-        reader.close();
-        reader = null;
-      }
+    /** A file group's keys and the location of each, null for a key the index does not hold. */
+    private record Group(byte[][] keys, UTF8String[] partitions, UTF8String[] fileIds) {
+      static final Group NONE = new Group(new byte[0][], new UTF8String[0], new UTF8String[0]);
     }
   }
 }

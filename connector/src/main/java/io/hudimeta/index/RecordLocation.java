@@ -28,44 +28,72 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
 
   /** The location a merged record_index record (type 5) holds. */
   public static RecordLocation decode(MetadataRecord record) {
-    GenericRecord payload = record.payload();
-    Object info = payload == null || record.type() != MetadataRecord.TYPE_RECORD_INDEX ? null : Fields.info(payload);
-    if (!(info instanceof GenericRecord r)) {
-      throw new HudiTableException("record_index entry '" + record.key() + "' carries no recordIndexMetadata");
-    }
-    Fields f = Fields.of(r.getSchema());
-    Object partition = f.get(r, f.partitionName);
-    if (partition == null) {
-      throw new HudiTableException("record_index entry '" + record.key() + "' has no partitionName");
-    }
-    Object instant = f.get(r, f.instantTime);
-    return new RecordLocation(
-      MetadataKeys.partitionPath(partition.toString()),
-      fileId(record.key(), r, f),
-      instant == null ? null : ((Number) instant).longValue()
-    );
+    GenericRecord payload = record.type() == MetadataRecord.TYPE_RECORD_INDEX ? record.payload() : null;
+    Info info = Info.of(record.key(), payload);
+    return new RecordLocation(MetadataKeys.partitionPath(info.partitionName()), info.fileId(), info.instantTime());
   }
 
-  private static String fileId(String key, GenericRecord r, Fields f) {
-    Object encoding = f.get(r, f.fileIdEncoding);
-    int code = encoding == null ? UUID_ENCODING : ((Number) encoding).intValue();
-    if (code == RAW_ENCODING) {
-      Object raw = f.get(r, f.fileId);
-      if (raw == null || raw.toString().isEmpty()) {
-        throw new HudiTableException("record_index entry '" + key + "' has fileIdEncoding 1 but no fileId");
+  /** A file id of fileIdEncoding 0, as its parts. */
+  record UuidFileId(long high, long low, int index) {
+    String text() {
+      return new UUID(high, low) + "-" + index;
+    }
+  }
+
+  /**
+   * A record_index payload's {@code HoodieRecordIndexInfo}, its fields read by position and checked as they
+   * are read; {@code key} (any object: its text is taken only for an error) names the entry in errors.
+   */
+  record Info(Object key, GenericRecord r, Fields f) {
+    static Info of(Object key, GenericRecord payload) {
+      Object info = payload == null ? null : Fields.info(payload);
+      if (!(info instanceof GenericRecord r)) {
+        throw new HudiTableException("record_index entry '" + key + "' carries no recordIndexMetadata");
       }
-      return raw.toString();
+      return new Info(key, r, Fields.of(r.getSchema()));
     }
-    if (code != UUID_ENCODING) {
-      throw new HudiTableException("record_index entry '" + key + "' has unknown fileIdEncoding " + code);
+
+    /** The partition as the index names it ({@link MetadataKeys#partitionId}). */
+    String partitionName() {
+      Object partition = f.get(r, f.partitionName);
+      if (partition == null) {
+        throw new HudiTableException("record_index entry '" + key + "' has no partitionName");
+      }
+      return partition.toString();
     }
-    Object high = f.get(r, f.fileIdHighBits);
-    Object low = f.get(r, f.fileIdLowBits);
-    Object index = f.get(r, f.fileIndex);
-    if (high == null || low == null || index == null) {
-      throw new HudiTableException("record_index entry '" + key + "' lacks fileIdHighBits/LowBits/fileIndex");
+
+    Long instantTime() {
+      Object instant = f.get(r, f.instantTime);
+      return instant == null ? null : ((Number) instant).longValue();
     }
-    return new UUID(((Number) high).longValue(), ((Number) low).longValue()) + "-" + ((Number) index).intValue();
+
+    String fileId() {
+      Object id = fileIdSource();
+      return id instanceof UuidFileId u ? u.text() : (String) id;
+    }
+
+    /** What the file id is made of: its string (fileIdEncoding 1) or a {@link UuidFileId} (0). */
+    Object fileIdSource() {
+      Object encoding = f.get(r, f.fileIdEncoding);
+      int code = encoding == null ? UUID_ENCODING : ((Number) encoding).intValue();
+      if (code == RAW_ENCODING) {
+        Object raw = f.get(r, f.fileId);
+        if (raw == null || raw.toString().isEmpty()) {
+          throw new HudiTableException("record_index entry '" + key + "' has fileIdEncoding 1 but no fileId");
+        }
+        return raw.toString();
+      }
+      if (code != UUID_ENCODING) {
+        throw new HudiTableException("record_index entry '" + key + "' has unknown fileIdEncoding " + code);
+      }
+      Object high = f.get(r, f.fileIdHighBits);
+      Object low = f.get(r, f.fileIdLowBits);
+      Object index = f.get(r, f.fileIndex);
+      if (high == null || low == null || index == null) {
+        throw new HudiTableException("record_index entry '" + key + "' lacks fileIdHighBits/LowBits/fileIndex");
+      }
+      return new UuidFileId(((Number) high).longValue(), ((Number) low).longValue(), ((Number) index).intValue());
+    }
   }
 
   /**
@@ -74,7 +102,7 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
    * The last schema's are kept per thread: each slice's decoder parses a schema of its own, and one slot
    * shared by the threads of a parallel lookup thrashed between them.
    */
-  private record Fields(
+  record Fields(
     Schema schema,
     int partitionName,
     int instantTime,

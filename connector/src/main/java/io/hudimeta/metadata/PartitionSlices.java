@@ -120,6 +120,15 @@ public final class PartitionSlices implements Serializable {
       return merged;
     }
 
+    /**
+     * Visits what the slice holds for {@code sorted} (UTF-8 keys, distinct, in row order:
+     * {@link io.hudimeta.hfile.HFileReader#sortedDistinct}); each record is decoded into the one before it,
+     * so the visitor takes what it needs during the call.
+     */
+    public void visit(byte[][] sorted, KeyVisitor visitor) {
+      slice.visitKeys(sorted, true, visitor);
+    }
+
     @Override
     public void close() {
       slice.close();

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -64,6 +65,8 @@ final class SliceReader implements Closeable {
   private final List<Block> blocks;
   /** Reused by every decode: a slice is read by one thread at a time. */
   private BinaryDecoder binary;
+  /** The record each decoder last decoded into, for {@link #visitKeys} with reuse. */
+  private final Map<GenericDatumReader<GenericRecord>, GenericRecord> reused = new IdentityHashMap<>();
 
   private SliceReader(
     FileSlice slice,
@@ -221,43 +224,137 @@ final class SliceReader implements Closeable {
 
   /** {@code where} names the record's file in an error (stringified only then: decoding runs per key). */
   private MetadataRecord decode(Cell cell, GenericDatumReader<GenericRecord> decoder, Object where) {
-    String key = cell.rowString();
+    byte[] value = cell.value();
+    GenericRecord record = decode(cell.row(), decoder, value, 0, value.length, null, where);
     try {
-      binary = DecoderFactory.get().binaryDecoder(cell.value(), binary);
-      GenericRecord record = decoder.read(null, binary);
-      return MetadataRecord.decode(key, record);
-    } catch (IOException | RuntimeException e) {
-      throw new HudiTableException("cannot decode metadata record '" + key + "' in " + where + ": " + e, e);
+      return MetadataRecord.decode(cell.rowString(), record);
+    } catch (RuntimeException e) {
+      throw undecodable(cell.row(), where, e);
     }
+  }
+
+  /** The record in {@code buf[offset, offset + length)}, decoded into {@code reuse} when not null. */
+  private GenericRecord decode(
+    byte[] row,
+    GenericDatumReader<GenericRecord> decoder,
+    byte[] buf,
+    int offset,
+    int length,
+    GenericRecord reuse,
+    Object where
+  ) {
+    try {
+      binary = DecoderFactory.get().binaryDecoder(buf, offset, length, binary);
+      return decoder.read(reuse, binary);
+    } catch (IOException | RuntimeException e) {
+      throw undecodable(row, where, e);
+    }
+  }
+
+  private static HudiTableException undecodable(byte[] row, Object where, Exception e) {
+    String key = new String(row, StandardCharsets.UTF_8);
+    return new HudiTableException("cannot decode metadata record '" + key + "' in " + where + ": " + e, e);
   }
 
   // ---- reading ----
 
   /** Merges the records of exactly these keys (duplicates allowed) into {@code merged} (deletions included). */
   void collectKeys(Collection<String> keys, Map<String, MetadataRecord> merged) {
+    byte[][] sorted = HFileReader.sortedDistinct(keys);
+    String[] names = new String[sorted.length];
+    visitKeys(
+      sorted,
+      false,
+      new KeyVisitor() {
+        @Override
+        public void record(int key, GenericRecord record) {
+          apply(merged, MetadataRecord.decode(name(key), record));
+        }
+
+        @Override
+        public void deleted(int key) {
+          merged.put(name(key), MetadataRecord.deletion(name(key)));
+        }
+
+        private String name(int key) {
+          if (names[key] == null) {
+            names[key] = new String(sorted[key], StandardCharsets.UTF_8);
+          }
+          return names[key];
+        }
+      }
+    );
+  }
+
+  /**
+   * Visits what the slice holds for {@code sorted} (UTF-8 keys, distinct, in row order:
+   * {@link HFileReader#sortedDistinct}). With {@code reuse}, each writer schema's record is decoded into
+   * again for the next key: a visitor takes what it needs during the call (the record-index lookup
+   * allocated a record, its nested record and their strings per key).
+   */
+  void visitKeys(byte[][] sorted, boolean reuse, KeyVisitor visitor) {
     try {
       if (base != null) {
-        for (Map.Entry<String, Cell> e : base.getAll(keys).entrySet()) {
-          apply(merged, decode(e.getValue(), baseDecoder, base));
-        }
+        visitFile(base, baseDecoder, base, sorted, reuse, visitor);
       }
       for (Block b : blocks) {
         if (b.deletes != null) {
-          for (String key : keys) {
-            if (b.deletes.contains(key)) {
-              merged.put(key, MetadataRecord.deletion(key));
-            }
-          }
+          visitDeletes(b.deletes, sorted, visitor);
         } else {
-          for (Map.Entry<String, Cell> e : b.hfile.getAll(keys).entrySet()) {
-            apply(merged, decode(e.getValue(), b.decoder, b.source));
-          }
+          visitFile(b.hfile, b.decoder, b.source, sorted, reuse, visitor);
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(failure(e), e);
     } catch (CorruptHFileException e) {
       throw new CorruptTableException(failure(e), e);
+    }
+  }
+
+  private void visitFile(
+    HFileReader file,
+    GenericDatumReader<GenericRecord> decoder,
+    Object where,
+    byte[][] sorted,
+    boolean reuse,
+    KeyVisitor visitor
+  ) throws IOException {
+    file.seekAll(sorted, (key, buf, offset, length) -> {
+      GenericRecord record = decode(
+        sorted[key],
+        decoder,
+        buf,
+        offset,
+        length,
+        reuse ? reused.get(decoder) : null,
+        where
+      );
+      if (reuse) {
+        reused.put(decoder, record);
+      }
+      try {
+        visitor.record(key, record);
+      } catch (RuntimeException e) {
+        throw undecodable(sorted[key], where, e);
+      }
+    });
+  }
+
+  /** The deletes among {@code sorted}: each delete sought among the keys, or each key among the deletes. */
+  private static void visitDeletes(Set<String> deletes, byte[][] sorted, KeyVisitor visitor) {
+    if (deletes.size() < sorted.length) {
+      for (String deleted : deletes) {
+        int at = Arrays.binarySearch(sorted, deleted.getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned);
+        if (at >= 0) {
+          visitor.deleted(at);
+        }
+      }
+    } else {
+      for (int i = 0; i < sorted.length; i++) {
+        if (deletes.contains(new String(sorted[i], StandardCharsets.UTF_8))) {
+          visitor.deleted(i);
+        }
+      }
     }
   }
 
