@@ -11,6 +11,7 @@ import io.hudimeta.hfile.BlockCache;
 import io.hudimeta.hfile.HFileReader;
 import io.hudimeta.metadata.KeyVisitor;
 import io.hudimeta.metadata.PartitionSlices;
+import io.hudimeta.spark.JavaBroadcast;
 import io.hudimeta.spark.KeyGroupFunction;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -33,7 +34,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
-import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -129,7 +129,7 @@ final class ExecutorLookup {
     Dataset<Row> keys,
     int tasks
   ) {
-    List<Map<Integer, PackedKeys>> packs = keys
+    List<byte[]> packs = keys
       .queryExecution()
       .toRdd()
       .toJavaRDD()
@@ -139,7 +139,7 @@ final class ExecutorLookup {
       .<Map<Integer, List<PackedKeys>>>mapToObj(t -> new TreeMap<>())
       .toList();
     packs.forEach(part ->
-      part.forEach((group, packed) ->
+      JavaBroadcast.<Map<Integer, PackedKeys>>deserialize(part).forEach((group, packed) ->
         perTask
           .get(group % tasks)
           .computeIfAbsent(group, g -> new ArrayList<>())
@@ -149,7 +149,7 @@ final class ExecutorLookup {
     if (perTask.stream().allMatch(Map::isEmpty)) {
       return empty(spark);
     }
-    Broadcast<Job> job = broadcast(spark, conf, slices, perTask);
+    JavaBroadcast<Job> job = broadcast(spark, conf, slices, perTask);
     List<Integer> taskIds = IntStream.range(0, tasks).boxed().toList();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     return rows(spark, jsc.parallelize(taskIds, tasks).mapPartitions(new BroadcastTask(job)));
@@ -167,7 +167,7 @@ final class ExecutorLookup {
     Column group = slices.routesByHash()
       ? udf(new KeyGroupFunction(), DataTypes.IntegerType).apply(col(KEYS), lit(groups))
       : explode(sequence(lit(0), lit(groups - 1)));
-    Broadcast<Job> job = broadcast(spark, conf, slices, null);
+    JavaBroadcast<Job> job = broadcast(spark, conf, slices, null);
     Dataset<Row> shuffled = keys
       .select(col(KEYS), group.as(GROUP))
       .withColumn(ROUTE, element_at(lit(routes(groups, tasks)), col(GROUP).plus(1)))
@@ -176,14 +176,13 @@ final class ExecutorLookup {
   }
 
   /** The job of a lookup, broadcast once; {@code keys} null when they are shuffled. */
-  private static Broadcast<Job> broadcast(
+  private static JavaBroadcast<Job> broadcast(
     SparkSession spark,
     Configuration conf,
     PartitionSlices slices,
     List<Map<Integer, List<PackedKeys>>> keys
   ) {
-    Job job = new Job(new SerializableConfiguration(conf), slices, keys);
-    return JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(job);
+    return JavaBroadcast.of(spark.sparkContext(), new Job(new SerializableConfiguration(conf), slices, keys));
   }
 
   private static Dataset<Row> empty(SparkSession spark) {
@@ -219,8 +218,8 @@ final class ExecutorLookup {
     return route;
   }
 
-  /** A task routing one partition of the keys: their packs by file group, one map per partition. */
-  private static final class RouteKeys implements FlatMapFunction<Iterator<InternalRow>, Map<Integer, PackedKeys>> {
+  /** A task routing one partition of the keys: their packs by file group, one map (Java-serialized) per partition. */
+  private static final class RouteKeys implements FlatMapFunction<Iterator<InternalRow>, byte[]> {
 
     private static final long serialVersionUID = 1L;
     private final PartitionSlices slices;
@@ -232,7 +231,7 @@ final class ExecutorLookup {
     }
 
     @Override
-    public Iterator<Map<Integer, PackedKeys>> call(Iterator<InternalRow> rows) {
+    public Iterator<byte[]> call(Iterator<InternalRow> rows) {
       List<String> keys = new ArrayList<>();
       while (rows.hasNext()) {
         InternalRow row = rows.next();
@@ -240,9 +239,9 @@ final class ExecutorLookup {
           keys.add(row.getUTF8String(at).toString());
         }
       }
-      Map<Integer, PackedKeys> packs = new TreeMap<>();
+      TreeMap<Integer, PackedKeys> packs = new TreeMap<>();
       slices.route(keys).forEach((group, groupKeys) -> packs.put(group, PackedKeys.of(groupKeys)));
-      return List.of(packs).iterator();
+      return List.of(JavaBroadcast.serialize(packs)).iterator();
     }
   }
 
@@ -250,9 +249,9 @@ final class ExecutorLookup {
   private static final class ShuffledTask implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
 
     private static final long serialVersionUID = 1L;
-    private final Broadcast<Job> job;
+    private final JavaBroadcast<Job> job;
 
-    ShuffledTask(Broadcast<Job> job) {
+    ShuffledTask(JavaBroadcast<Job> job) {
       this.job = job;
     }
 
@@ -275,9 +274,9 @@ final class ExecutorLookup {
   private static final class BroadcastTask implements FlatMapFunction<Iterator<Integer>, InternalRow> {
 
     private static final long serialVersionUID = 1L;
-    private final Broadcast<Job> job;
+    private final JavaBroadcast<Job> job;
 
-    BroadcastTask(Broadcast<Job> job) {
+    BroadcastTask(JavaBroadcast<Job> job) {
       this.job = job;
     }
 

@@ -1,5 +1,6 @@
 package io.hudimeta.write;
 
+import io.hudimeta.spark.JavaBroadcast;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -13,9 +14,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
-import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -94,7 +93,8 @@ public final class BulkInsertRowWriter {
     );
     new KeyBloomFilter(bloomType, bloomEntries, bloomFpp, bloomMaxEntries); // a bad type fails here, not in tasks
     Configuration conf = spark.sparkContext().hadoopConfiguration();
-    Broadcast<Job> job = JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(
+    JavaBroadcast<Job> job = JavaBroadcast.of(
+      spark.sparkContext(),
       new Job(new SerializableConfiguration(conf), basePath, instant, maxFileSize, settings)
     );
     JavaRDD<InternalRow> rows = input.queryExecution().toRdd().toJavaRDD();
@@ -106,9 +106,9 @@ public final class BulkInsertRowWriter {
   private static final class Task implements FlatMapFunction<Iterator<InternalRow>, Row> {
 
     private static final long serialVersionUID = 1L;
-    private final Broadcast<Job> job;
+    private final JavaBroadcast<Job> job;
 
-    Task(Broadcast<Job> job) {
+    Task(JavaBroadcast<Job> job) {
       this.job = job;
     }
 
