@@ -48,27 +48,16 @@ def lookup(index, path, keys, **options) -> dict:
     return json.loads(index.lookupJson(path, options, json.dumps(keys)))
 
 
-@pytest.fixture(params=["broadcast", "shuffle"])
-def keys_sent_by(request, spark):
-    """How locate sends the keys to its tasks: broadcast (Spark's join rule: their estimated size within
-    spark.sql.autoBroadcastJoinThreshold, as these few keys are) or shuffled by file group (threshold -1)."""
-    key = "spark.sql.autoBroadcastJoinThreshold"
-    before = spark.conf.get(key)
-    if request.param == "shuffle":
-        spark.conf.set(key, "-1")
-    yield request.param
-    spark.conf.set(key, before)
-
-
 def known_size(df):
-    """df cached, so that Spark knows its size (a DataFrame made from Python rows has none it could broadcast by)."""
+    """df cached, so that Spark knows its size (a DataFrame made from Python rows has none)."""
     df.cache().count()
     return df
 
 
-def sent_by(located) -> str:
-    """broadcast or shuffle, from the lineage of what locate returned: only the shuffle's has a shuffled RDD."""
-    return "shuffle" if "Shuffled" in located.queryExecution().toRdd().toDebugString() else "broadcast"
+def shuffles(located) -> int:
+    """Shuffles of packs in the lineage of what locate returned (a frame's own exchanges show as ShuffledRowRDD):
+    the keys' packs reach their file group's task by one."""
+    return located.queryExecution().toRdd().toDebugString().count("ShuffledRDD")
 
 
 def test_fixtures_with_record_index():
@@ -93,15 +82,15 @@ def test_deleted_key_is_absent(spark, index, fixture_tables):
 
 
 @pytest.mark.parametrize("name", [V8_MDT, V9_MOR_META, "sample_table_cow__v9_txns_nonpart_meta"])
-def test_executor_lookup_equals_driver_lookup(spark, index, fixture_tables, name, keys_sent_by):
+@pytest.mark.parametrize("cached", [True, False])
+def test_executor_lookup_equals_driver_lookup(spark, index, fixture_tables, name, cached):
     path = fixture_tables[name]
     keys = sorted(holders(spark, path)) + UNKNOWN + ["TXN-009"]
     driver = {k: (v["partition"], v["fileId"]) for k, v in lookup(index, path, keys).items()}
     # duplicates (also far apart) and nulls in the input; one output row per distinct key found
-    df = known_size(spark.createDataFrame([(k,) for k in keys + keys[::2] + [None]], "_hudi_bk string")
-                    .repartition(3))
-    jlocated = index.locate(spark._jsparkSession, path, {}, df._jdf)
-    assert sent_by(jlocated) == keys_sent_by
+    df = spark.createDataFrame([(k,) for k in keys + keys[::2] + [None]], "_hudi_bk string").repartition(3)
+    jlocated = index.locate(spark._jsparkSession, path, {}, (known_size(df) if cached else df)._jdf)
+    assert shuffles(jlocated) == 1
     located = DataFrame(jlocated, spark)
     rows = [tuple(r) for r in located.collect()]
     assert located.columns == ["_hudi_k", "_hudi_p", "_hudi_fg"]
@@ -109,7 +98,7 @@ def test_executor_lookup_equals_driver_lookup(spark, index, fixture_tables, name
     assert {r[0]: (r[1], r[2]) for r in rows} == driver
 
 
-def test_executor_lookup_of_no_keys(spark, index, fixture_tables, keys_sent_by):
+def test_executor_lookup_of_no_keys(spark, index, fixture_tables):
     df = spark.createDataFrame([], "_hudi_bk string")
     assert index.locate(spark._jsparkSession, fixture_tables[V9_MOR_META], {}, df._jdf).count() == 0
 
@@ -174,7 +163,7 @@ def test_each_task_opens_only_its_file_group(spark, index, fixture_tables):
     assert sorted(opened) == sorted(expected)
 
 
-def test_file_groups_not_routable_by_hash_are_all_searched(spark, index, fixture_tables, tmp_path, keys_sent_by):
+def test_file_groups_not_routable_by_hash_are_all_searched(spark, index, fixture_tables, tmp_path):
     """record_index file ids without the 4-digit index (e.g. a partitioned record index) cannot be routed by
     key hash: both lookups then search every file group and still find each key."""
     base = tmp_path / V9_MOR_META
@@ -187,18 +176,18 @@ def test_file_groups_not_routable_by_hash_are_all_searched(spark, index, fixture
     assert lookup(index, path, keys) == expected
     df = known_size(spark.createDataFrame([(k,) for k in keys + keys], "_hudi_bk string"))
     located = index.locate(spark._jsparkSession, path, {}, df._jdf)
-    assert sent_by(located) == keys_sent_by
     rows = DataFrame(located, spark).collect()
     assert sorted(tuple(r) for r in rows) == sorted((k, v["partition"], v["fileId"]) for k, v in expected.items())
 
 
-@pytest.mark.parametrize("groups,tasks", [(1, 1), (2, 2), (10, 10), (64, 64), (1000, 1000), (10, 2), (10, 4), (3, 2)])
-def test_shuffle_routes_spread_file_groups_evenly_over_the_tasks(spark, groups, tasks):
-    """Keys are shuffled by a route value per file group that Spark's hash partitioning sends to task
-    g % tasks: with a task per group no two groups share one and none is idle (hashing the group numbers
-    themselves put two of 10 groups into one task three times); with fewer tasks (the cores) they share evenly."""
-    from pyspark.sql import functions as F
-    routes = list(spark._jvm.io.hudimeta.index.IndexInspect.routes(groups, tasks))
-    df = spark.createDataFrame([(g, r) for g, r in enumerate(routes)], "g int, r int")
-    placed = df.repartition(tasks, "r").select("g", F.spark_partition_id().alias("task")).collect()
-    assert sorted((row.g, row.task) for row in placed) == [(g, g % tasks) for g in range(groups)]
+def test_lookup_tasks_are_the_file_groups_up_to_the_cores(spark, index, fixture_tables):
+    """One task per file group up to the cores (more would only queue), each group in one task."""
+    path = fixture_tables[V8_MDT]
+    groups = len(json.loads(spark._jvm.io.hudimeta.metadata.MetadataInspect.slicesJson(
+        path, spark._jsc.hadoopConfiguration(), "record_index")))
+    keys = sorted(holders(spark, path))
+    located = index.locate(spark._jsparkSession, path, {},
+                           known_size(spark.createDataFrame([(k,) for k in keys], "_hudi_bk string"))._jdf)
+    rdd = located.queryExecution().toRdd()
+    assert rdd.getNumPartitions() == min(groups, spark.sparkContext.defaultParallelism)
+    assert shuffles(located) == 1

@@ -21,6 +21,8 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
   static final int UUID_ENCODING = 0;
   /** fileIdEncoding 1: the file id is the {@code fileId} string as written. */
   static final int RAW_ENCODING = 1;
+  /** The field of a {@code HoodieMetadataRecord} that holds a record_index entry. */
+  static final String PAYLOAD_FIELD = "recordIndexMetadata";
 
   public FileGroupId fileGroupId() {
     return new FileGroupId(partitionPath, fileId);
@@ -113,7 +115,7 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
     int fileIndex
   ) {
     private static final ThreadLocal<Fields> LAST = new ThreadLocal<>();
-    private static final ThreadLocal<Info> LAST_INFO = new ThreadLocal<>();
+    private static final ThreadLocal<PayloadPosition> LAST_INFO = new ThreadLocal<>();
 
     static Fields of(Schema schema) {
       Fields f = LAST.get();
@@ -145,14 +147,14 @@ public record RecordLocation(String partitionPath, String fileId, Long instantTi
     /** The payload's recordIndexMetadata; its position is kept with the thread's last schema. */
     static Object info(GenericRecord payload) {
       Schema schema = payload.getSchema();
-      Info i = LAST_INFO.get();
+      PayloadPosition i = LAST_INFO.get();
       if (i == null || i.schema != schema) {
-        i = new Info(schema, pos(schema, "recordIndexMetadata"));
+        i = new PayloadPosition(schema, pos(schema, PAYLOAD_FIELD));
         LAST_INFO.set(i);
       }
       return i.pos < 0 ? null : payload.get(i.pos);
     }
 
-    private record Info(Schema schema, int pos) {}
+    private record PayloadPosition(Schema schema, int pos) {}
   }
 }

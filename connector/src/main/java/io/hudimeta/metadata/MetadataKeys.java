@@ -81,11 +81,29 @@ public final class MetadataKeys {
    * key; secondary index V1: the whole key; V2: the escaped secondary value plus its {@code $}).
    */
   public static int fileGroupIndex(String hashed, int fileGroupCount) {
+    return groupOf(hashed.hashCode(), fileGroupCount);
+  }
+
+  /**
+   * {@link #fileGroupIndex(String, int)} of the string whose UTF-8 bytes these are: an ASCII string's chars are
+   * its bytes, so its hash is taken from them; any other is decoded first.
+   */
+  public static int fileGroupIndex(byte[] utf8, int fileGroupCount) {
+    int h = 0;
+    for (byte b : utf8) {
+      if (b < 0) {
+        return fileGroupIndex(new String(utf8, StandardCharsets.UTF_8), fileGroupCount);
+      }
+      h = 31 * h + b;
+    }
+    return groupOf(h, fileGroupCount);
+  }
+
+  private static int groupOf(int hash, int fileGroupCount) {
     if (fileGroupCount <= 0) {
       throw new IllegalArgumentException("file group count must be positive, got " + fileGroupCount);
     }
-    int h = hashed.hashCode();
     // Math.abs(Integer.MIN_VALUE) stays negative; the remainder then is too, hence the outer abs
-    return Math.abs(Math.abs(h) % fileGroupCount);
+    return Math.abs(Math.abs(hash) % fileGroupCount);
   }
 }

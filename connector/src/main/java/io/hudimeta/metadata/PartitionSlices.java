@@ -122,11 +122,11 @@ public final class PartitionSlices implements Serializable {
 
     /**
      * Visits what the slice holds for {@code sorted} (UTF-8 keys, distinct, in row order:
-     * {@link io.hudimeta.hfile.HFileReader#sortedDistinct}); each record is decoded into the one before it,
-     * so the visitor takes what it needs during the call.
+     * {@link io.hudimeta.hfile.HFileReader#sortedDistinct}), each record decoded with top-level {@code field}
+     * alone into the record before it: the visitor takes what it needs during the call.
      */
-    public void visit(byte[][] sorted, KeyVisitor visitor) {
-      slice.visitKeys(sorted, true, visitor);
+    public void visit(byte[][] sorted, String field, KeyVisitor visitor) {
+      slice.visitKeys(sorted, field, visitor);
     }
 
     @Override

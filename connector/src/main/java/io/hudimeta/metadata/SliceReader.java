@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -65,7 +66,8 @@ final class SliceReader implements Closeable {
   private final List<Block> blocks;
   /** Reused by every decode: a slice is read by one thread at a time. */
   private BinaryDecoder binary;
-  /** The record each decoder last decoded into, for {@link #visitKeys} with reuse. */
+  /** The decoders of one field of each writer schema, for {@link #visitKeys}, and the record each decoded into last. */
+  private final Map<Projection, GenericDatumReader<GenericRecord>> projections = new HashMap<>();
   private final Map<GenericDatumReader<GenericRecord>, GenericRecord> reused = new IdentityHashMap<>();
 
   private SliceReader(
@@ -264,7 +266,7 @@ final class SliceReader implements Closeable {
     String[] names = new String[sorted.length];
     visitKeys(
       sorted,
-      false,
+      null,
       new KeyVisitor() {
         @Override
         public void record(int key, GenericRecord record) {
@@ -288,20 +290,21 @@ final class SliceReader implements Closeable {
 
   /**
    * Visits what the slice holds for {@code sorted} (UTF-8 keys, distinct, in row order:
-   * {@link HFileReader#sortedDistinct}). With {@code reuse}, each writer schema's record is decoded into
-   * again for the next key: a visitor takes what it needs during the call (the record-index lookup
-   * allocated a record, its nested record and their strings per key).
+   * {@link HFileReader#sortedDistinct}). Given a {@code field}, each record is decoded with that top-level
+   * field alone (the others skipped) into one record per writer schema, again for the next key: a visitor
+   * takes what it needs during the call (the record-index lookup decoded each entry's key, and allocated a
+   * record, its nested record and their strings, for every key). Without one, records are whole, each its own.
    */
-  void visitKeys(byte[][] sorted, boolean reuse, KeyVisitor visitor) {
+  void visitKeys(byte[][] sorted, String field, KeyVisitor visitor) {
     try {
       if (base != null) {
-        visitFile(base, baseDecoder, base, sorted, reuse, visitor);
+        visitFile(base, baseDecoder, base, sorted, field, visitor);
       }
       for (Block b : blocks) {
         if (b.deletes != null) {
           visitDeletes(b.deletes, sorted, visitor);
         } else {
-          visitFile(b.hfile, b.decoder, b.source, sorted, reuse, visitor);
+          visitFile(b.hfile, b.decoder, b.source, sorted, field, visitor);
         }
       }
     } catch (IOException e) {
@@ -316,21 +319,15 @@ final class SliceReader implements Closeable {
     GenericDatumReader<GenericRecord> decoder,
     Object where,
     byte[][] sorted,
-    boolean reuse,
+    String field,
     KeyVisitor visitor
   ) throws IOException {
+    GenericDatumReader<GenericRecord> reader = field == null ? decoder : projected(decoder, field);
+    GenericRecord[] reuse = { field == null ? null : reused.get(reader) };
     file.seekAll(sorted, (key, buf, offset, length) -> {
-      GenericRecord record = decode(
-        sorted[key],
-        decoder,
-        buf,
-        offset,
-        length,
-        reuse ? reused.get(decoder) : null,
-        where
-      );
-      if (reuse) {
-        reused.put(decoder, record);
+      GenericRecord record = decode(sorted[key], reader, buf, offset, length, reuse[0], where);
+      if (field != null) {
+        reuse[0] = record;
       }
       try {
         visitor.record(key, record);
@@ -338,7 +335,27 @@ final class SliceReader implements Closeable {
         throw undecodable(sorted[key], where, e);
       }
     });
+    if (reuse[0] != null) {
+      reused.put(reader, reuse[0]);
+    }
   }
+
+  /** A decoder of {@code decoder}'s writer schema that keeps top-level {@code field} alone (all of it if it lacks one). */
+  private GenericDatumReader<GenericRecord> projected(GenericDatumReader<GenericRecord> decoder, String field) {
+    return projections.computeIfAbsent(new Projection(decoder, field), p -> {
+      Schema writer = decoder.getSchema();
+      Schema.Field kept = writer.getField(field);
+      if (kept == null) {
+        return decoder;
+      }
+      Schema reader = Schema.createRecord(writer.getName(), writer.getDoc(), writer.getNamespace(), false);
+      reader.setFields(List.of(new Schema.Field(kept, kept.schema())));
+      return new GenericDatumReader<>(writer, reader);
+    });
+  }
+
+  /** A writer schema's decoder (by identity) and the field kept of it. */
+  private record Projection(GenericDatumReader<GenericRecord> decoder, String field) {}
 
   /** The deletes among {@code sorted}: each delete sought among the keys, or each key among the deletes. */
   private static void visitDeletes(Set<String> deletes, byte[][] sorted, KeyVisitor visitor) {

@@ -13,6 +13,7 @@ import io.hudimeta.table.Timeline;
 import io.hudimeta.table.TimelineVectors;
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -163,9 +164,16 @@ public final class ConformanceCheck {
         in.path("partition").asText()
       );
       case "bloomFilterKey" -> MetadataKeys.bloomFilterKey(in.path("partition").asText(), in.path("fileName").asText());
-      case "fileGroupIndex" -> MetadataKeys.fileGroupIndex(in.path("key").asText(), in.path("fileGroupCount").asInt());
+      case "fileGroupIndex" -> fileGroupIndex(in.path("key").asText(), in.path("fileGroupCount").asInt());
       default -> throw new IllegalArgumentException("unknown metadata_keys function " + fn);
     };
+  }
+
+  /** The group of a key hashed as a String and as its UTF-8 bytes (the executor lookup's way): one answer, or both. */
+  private static Object fileGroupIndex(String key, int count) {
+    int byString = MetadataKeys.fileGroupIndex(key, count);
+    int byBytes = MetadataKeys.fileGroupIndex(key.getBytes(StandardCharsets.UTF_8), count);
+    return byString == byBytes ? byString : "as a String " + byString + ", as UTF-8 bytes " + byBytes;
   }
 
   private static Object blockValidity(JsonNode in) {
