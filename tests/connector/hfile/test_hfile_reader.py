@@ -446,3 +446,21 @@ def test_hfile_data_block_inside_log_file(spark, fixture_tables, table, minor):
     _check_files_partition(cells, schema_json, base)
     for row, value in cells:
         assert bytes(reader.seek(row).get().value()) == value
+
+
+def test_keys_sought_are_sorted_by_their_bytes_each_once(spark):
+    """sortedDistinct (the order every many-key seek walks in) sorts by a primitive sort of the keys' first 5
+    bytes, then by comparison where those tie: the result must be the keys' unsigned UTF-8 byte order, each
+    once, whatever the keys share (short keys, zero bytes, multi-byte characters, common prefixes)."""
+    import random
+
+    rng = random.Random(5)
+    alphabet = ["a", "b", "\x00", "\x7f", "é", "😀", "TXN-", "0", "9"]
+    keys = ["", "a", "a\x00", "ab", "TXN-000", "TXN-0001", "TXN-00010"]
+    keys += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 9))) for _ in range(3000)]
+    keys += keys[::3]  # duplicates
+    jkeys = spark._jvm.java.util.ArrayList()
+    for k in keys:
+        jkeys.add(k)
+    got = [bytes(b) for b in spark._jvm.io.hudimeta.hfile.HFileReader.sortedDistinct(jkeys)]
+    assert got == sorted({k.encode("utf-8") for k in keys})

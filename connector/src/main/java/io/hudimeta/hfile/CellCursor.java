@@ -66,10 +66,12 @@ final class CellCursor {
    * {@link #atOrAfter} for a smaller row).
    */
   boolean forwardInBlock(byte[] row) {
-    if (block == null || block.count() == 0 || block.compareRow(block.count() - 1, row) < 0) {
+    // heads first: a row read at each key (the block's last) cost a tenth of a lookup
+    long head = Bytes.head(row, 0, row.length);
+    if (block == null || block.count() == 0 || block.compareRow(block.count() - 1, row, head) < 0) {
       return false;
     }
-    slot = block.lowerBound(row, Math.min(slot, block.count()));
+    slot = block.lowerBound(row, head, Math.min(slot, block.count()));
     return true;
   }
 

@@ -70,12 +70,11 @@ final class DataBlock {
   }
 
   /**
-   * {@link #lowerBound(byte[])} when every cell before {@code from} sorts before row. Gallops from
-   * {@code from} first: sorted lookups land a few cells on, and the cells near it are in the CPU cache
-   * where a search over the whole block (up to 1 MB) misses it at every step.
+   * {@link #lowerBound(byte[])} when every cell before {@code from} sorts before row (whose head is
+   * {@code head}). Gallops from {@code from} first: sorted lookups land a few cells on, and the cells near it
+   * are in the CPU cache where a search over the whole block (up to 1 MB) misses it at every step.
    */
-  int lowerBound(byte[] row, int from) {
-    long head = Bytes.head(row, 0, row.length);
+  int lowerBound(byte[] row, long head, int from) {
     int lo = from;
     int hi = from;
     for (int step = 1; hi < count() && compareRow(hi, row, head) < 0; step <<= 1) {
@@ -100,7 +99,7 @@ final class DataBlock {
   }
 
   /** {@link #compareRow(int, byte[])} given row's head: the rows are read only when the heads tie. */
-  private int compareRow(int i, byte[] row, long head) {
+  int compareRow(int i, byte[] row, long head) {
     int byHead = Long.compareUnsigned(rowHead[i], head);
     return byHead != 0 ? byHead : compareRow(i, row);
   }
