@@ -7,10 +7,9 @@ import io.hudimeta.hfile.HFileReader;
 import io.hudimeta.metadata.KeyVisitor;
 import io.hudimeta.metadata.MetadataKeys;
 import io.hudimeta.metadata.PartitionSlices;
-import io.hudimeta.spark.JavaBroadcast;
+import io.hudimeta.spark.SharedConf;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -31,6 +30,7 @@ import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.api.java.function.PairFlatMapFunction;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -67,9 +67,6 @@ final class ExecutorLookup {
 
   private ExecutorLookup() {}
 
-  /** What every lookup task needs, broadcast once: where the slices are and how to reach storage. */
-  private record Job(SerializableConfiguration conf, PartitionSlices slices) implements Serializable {}
-
   static Dataset<Row> run(SparkSession spark, Configuration conf, PartitionSlices slices, Dataset<Row> keys) {
     int groups = slices.fileGroupCount();
     if (groups == 0) {
@@ -82,17 +79,15 @@ final class ExecutorLookup {
     Dataset<Row> strings = keys.schema().apply(KEYS).dataType().equals(DataTypes.StringType)
       ? keys
       : keys.select(col(KEYS).cast(DataTypes.StringType).as(KEYS));
-    JavaBroadcast<Job> job = JavaBroadcast.of(
-      spark.sparkContext(),
-      new Job(new SerializableConfiguration(conf), slices)
-    );
+    // the configuration broadcast once per content (Spark's would be again for each lookup); the slices are small
+    Broadcast<SerializableConfiguration> shared = SharedConf.of(spark.sparkContext(), conf);
     JavaRDD<InternalRow> found = strings
       .queryExecution()
       .toRdd()
       .toJavaRDD()
       .mapPartitionsToPair(new PackKeys(slices, strings.schema().fieldIndex(KEYS)))
       .partitionBy(new ByGroup(tasks))
-      .mapPartitions(new LookupTask(job));
+      .mapPartitions(new LookupTask(shared, slices));
     // the tasks make Spark's own rows: no conversion of each
     return ((org.apache.spark.sql.classic.SparkSession) spark).internalCreateDataFrame(found.rdd(), SCHEMA, false);
   }
@@ -247,10 +242,12 @@ final class ExecutorLookup {
   private static final class LookupTask implements FlatMapFunction<Iterator<Tuple2<Integer, byte[]>>, InternalRow> {
 
     private static final long serialVersionUID = 1L;
-    private final JavaBroadcast<Job> job;
+    private final Broadcast<SerializableConfiguration> conf;
+    private final PartitionSlices slices;
 
-    LookupTask(JavaBroadcast<Job> job) {
-      this.job = job;
+    LookupTask(Broadcast<SerializableConfiguration> conf, PartitionSlices slices) {
+      this.conf = conf;
+      this.slices = slices;
     }
 
     @Override
@@ -259,20 +256,24 @@ final class ExecutorLookup {
       packs.forEachRemaining(p -> byGroup.computeIfAbsent(p._1(), g -> new ArrayList<>()).add(p._2()));
       Map<Integer, byte[][]> keys = new TreeMap<>();
       byGroup.forEach((group, groupPacks) -> keys.put(group, Packer.unpack(groupPacks)));
-      return lookup(job.value(), keys);
+      return lookup(conf.value().value(), slices, keys);
     }
   }
 
   /** The rows of the keys found, file group by file group ({@code byGroup}: UTF-8 keys by slice position). */
-  private static Iterator<InternalRow> lookup(Job j, Map<Integer, byte[][]> byGroup) {
-    BlockCache.shared().configure(j.conf().value()::get);
+  private static Iterator<InternalRow> lookup(
+    Configuration conf,
+    PartitionSlices slices,
+    Map<Integer, byte[][]> byGroup
+  ) {
+    BlockCache.shared().configure(conf::get);
     FileSystem fs;
     try {
-      fs = j.slices().dir().getFileSystem(j.conf().value());
+      fs = slices.dir().getFileSystem(conf);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot reach the metadata table at " + j.slices().dir(), e);
+      throw new UncheckedIOException("cannot reach the metadata table at " + slices.dir(), e);
     }
-    return new Found(fs, j.slices(), byGroup.entrySet().iterator());
+    return new Found(fs, slices, byGroup.entrySet().iterator());
   }
 
   /**

@@ -11,7 +11,7 @@ import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * The Hadoop configuration Spark's Parquet reader expects for one requested schema (what Spark's
- * own ParquetScan sets up), broadcast once per scan.
+ * own ParquetScan sets up), broadcast once per content ({@link SharedConf}).
  */
 final class ParquetConf {
 
@@ -27,12 +27,7 @@ final class ParquetConf {
     conf.setBoolean(SQLConf.PARQUET_INT96_AS_TIMESTAMP().key(), sql.isParquetINT96AsTimestamp());
     conf.setBoolean(SQLConf.PARQUET_INFER_TIMESTAMP_NTZ_ENABLED().key(), sql.parquetInferTimestampNTZEnabled());
     conf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG().key(), sql.legacyParquetNanosAsLong());
-    return session
-      .sparkContext()
-      .broadcast(
-        new SerializableConfiguration(conf),
-        scala.reflect.ClassTag$.MODULE$.apply(SerializableConfiguration.class)
-      );
+    return SharedConf.of(session.sparkContext(), conf);
   }
 
   /** A copy of `base` asking Spark's Parquet read support for `readSchema`. */
