@@ -200,7 +200,11 @@ class Bench:
         self.results["point"] = {
             "hudi-meta (record_index)": _runs(lambda: hudi({}), READ_RUNS, 2),
             "hudi-meta (no record index)": _runs(lambda: hudi({"hoodie.enable.data.skipping": "false"}), READ_RUNS),
-            "delta-rs": _runs(delta, READ_RUNS)}
+            "delta-rs": _runs(delta, READ_RUNS),
+            # a session that keeps serving queries (a notebook, a SQL server): Spark's planning and scheduling
+            # paths compiled by the JIT; delta-rs, native code, is timed again alongside
+            f"hudi-meta (record_index), after {WARM_LOOKUPS} queries": _runs(lambda: hudi({}), READ_RUNS, WARM_LOOKUPS),
+            f"delta-rs, after {WARM_LOOKUPS} queries": _runs(delta, READ_RUNS, WARM_LOOKUPS)}
         for name, times in self.results["point"].items():
             print(f"point lookup, {name}: median {statistics.median(times):.3f} s", flush=True)
 
@@ -301,6 +305,12 @@ def report(out: str) -> None:
         lines.append(f"| point lookup by key | {ri:.3f} s (no record index {p['hudi-meta (no record index)']:.3f} s; "
                      f"delta-rs {delta:.3f} s: {delta / ri:.1f}x) | <= 0.2 s and >= 3x faster than delta-rs | "
                      f"{'met' if ok else 'missed'} |")
+        warm = next((k for k in p if k.startswith("hudi-meta (record_index), after")), None)
+        if warm:
+            wr, wd = p[warm], p[warm.replace("hudi-meta (record_index)", "delta-rs")]
+            lines.append(f"| point lookup by key, {warm.split(', ', 1)[1]} | {wr:.3f} s (delta-rs {wd:.3f} s: "
+                         f"{wd / wr:.1f}x) | <= 0.2 s and >= 3x faster than delta-rs | "
+                         f"{'met' if wr <= 0.2 and wd / wr >= 3 else 'missed'} |")
     if "upsert" in cases:
         first = cases["upsert"].get("first", {})
         u = {k: _median(v) for k, v in cases["upsert"].items() if k != "first"}

@@ -321,7 +321,8 @@ def test_unsupported_codec_is_named(spark, tmp_path):
 def test_gzip_block_payloads(spark):
     """GZ blocks inflate to exactly the size their header gives, gzip header fields (name, extra) skipped and
     concatenated members read in turn; a payload that is truncated, longer or shorter than the header says, or
-    whose trailer CRC is wrong is corrupt, never silently cut or padded."""
+    whose trailer CRC is wrong is corrupt, never silently cut or padded; a header size past deflate's 1032:1 is
+    corrupt before anything is allocated."""
     inspect = pkg(spark).HFileInspect
     raw = b"".join(b"hudi-key-%09d value %d;" % (i, i * 7) for i in range(20_000))
     packed = gzip.compress(raw)
@@ -338,6 +339,9 @@ def test_gzip_block_payloads(spark):
                             (packed, len(raw) - 1, "more than"),
                             (packed + gzip.compress(b"x"), len(raw), "more than"),
                             (crc_flipped, len(raw), "CRC-32"),
+                            # a header size deflate cannot reach from these bytes: refused, not allocated
+                            (packed, 2**31 - 1, "more than deflate can expand to"),
+                            (packed, len(packed) * 1032 + 1025, "more than deflate can expand to"),
                             (b"\x00" * 40, len(raw), "not a gzip")):
         with pytest.raises(Py4JJavaError) as e:
             inspect.decompress("GZ", bad, size)

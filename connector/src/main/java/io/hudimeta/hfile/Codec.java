@@ -19,6 +19,9 @@ public enum Codec {
   BZIP2,
   ZSTD;
 
+  /** Deflate's largest expansion: a 258-byte match in every 2 bits or so (zlib's documentation: 1032:1). */
+  private static final int MAX_DEFLATE_RATIO = 1032;
+
   static Codec fromOrdinal(long ordinal, String source) throws CorruptHFileException {
     if (ordinal < 0 || ordinal >= values().length) {
       throw new CorruptHFileException("unknown compression codec ordinal " + ordinal + " in the trailer of " + source);
@@ -57,6 +60,18 @@ public enum Codec {
   private static byte[] gunzip(byte[] buf, int off, int len, int expected, String where) throws CorruptHFileException {
     if (expected < 0) {
       throw new CorruptHFileException(where + " has a negative uncompressed size " + expected);
+    }
+    gzipHeaderLength(buf, off, len, where); // bytes that are no gzip stream are named so first
+    // a size deflate cannot reach from these bytes is a corrupt header, refused before it is allocated
+    if (expected > (long) len * MAX_DEFLATE_RATIO + 1024) {
+      throw new CorruptHFileException(
+        where +
+          " claims " +
+          expected +
+          " uncompressed bytes from " +
+          len +
+          " gzip bytes, more than deflate can expand to"
+      );
     }
     byte[] out = new byte[expected];
     int end = off + len;
