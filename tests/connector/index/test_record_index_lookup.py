@@ -191,3 +191,17 @@ def test_lookup_tasks_are_the_file_groups_up_to_the_cores(spark, index, fixture_
     rdd = located.queryExecution().toRdd()
     assert rdd.getNumPartitions() == min(groups, spark.sparkContext.defaultParallelism)
     assert shuffles(located) == 1
+
+
+def test_keys_past_a_pack_are_sent_in_several(spark, index, fixture_tables):
+    """A task sends a file group's keys in packs of up to 4 MB: 60 MB of long absent keys, between halves of the
+    table's keys in one partition, fill several packs per group; every key found is still found once."""
+    path = fixture_tables[V9_MOR_META]
+    keys = sorted(holders(spark, path))
+    driver = {k: (v["partition"], v["fileId"]) for k, v in lookup(index, path, keys).items()}
+    long_keys = [f"absent-{i:04d}-" + "x" * 60_000 for i in range(1000)]
+    ordered = keys[::2] + long_keys + keys[1::2] + keys[:3]
+    df = spark.createDataFrame([(k,) for k in ordered], "_hudi_bk string").coalesce(1)
+    rows = DataFrame(index.locate(spark._jsparkSession, path, {}, df._jdf), spark).collect()
+    assert len(rows) == len(driver)
+    assert {r[0]: (r[1], r[2]) for r in rows} == driver

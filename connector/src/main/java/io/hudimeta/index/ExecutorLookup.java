@@ -5,7 +5,6 @@ import static org.apache.spark.sql.functions.col;
 import io.hudimeta.hfile.BlockCache;
 import io.hudimeta.hfile.HFileReader;
 import io.hudimeta.metadata.KeyVisitor;
-import io.hudimeta.metadata.MetadataKeys;
 import io.hudimeta.metadata.PartitionSlices;
 import io.hudimeta.spark.SharedConf;
 import java.io.ByteArrayOutputStream;
@@ -45,7 +44,7 @@ import scala.Tuple2;
 /**
  * {@link RecordIndex#locate(SparkSession, String, java.util.Map, Dataset)} on executors: one job of two
  * stages. Where the keys are, each task routes its keys to the record_index file group each hashes to
- * ({@link MetadataKeys#fileGroupIndex}) and packs them by group, their UTF-8 bytes end to end; the packs are
+ * ({@link PartitionSlices#route(byte[], java.util.function.IntConsumer)}) and packs them by group, their UTF-8 bytes end to end; the packs are
  * shuffled to the task of their group, the groups spread over at most as many tasks as there are cores. A
  * lookup task sorts and deduplicates each group's keys, opens the group's slice once and seeks the keys in
  * order, through the executor's {@link BlockCache} (configured from the lookup's options), so the blocks of one
@@ -59,7 +58,7 @@ final class ExecutorLookup {
 
   private static final String KEYS = RecordIndex.KEYS_COLUMN;
   /** A pack is sent once its keys reach this many bytes: bounds what a routing task holds. */
-  static final int PACK_BYTES = 4 << 20;
+  private static final int PACK_BYTES = 4 << 20;
   static final StructType SCHEMA = new StructType()
     .add(RecordIndex.KEY_COLUMN, DataTypes.StringType, false)
     .add(RecordIndex.PARTITION_COLUMN, DataTypes.StringType, false)
@@ -127,13 +126,11 @@ final class ExecutorLookup {
   private static final class PackKeys implements PairFlatMapFunction<Iterator<InternalRow>, Integer, byte[]> {
 
     private static final long serialVersionUID = 1L;
-    private final int groups;
-    private final boolean routesByHash;
+    private final PartitionSlices slices;
     private final int at;
 
     PackKeys(PartitionSlices slices, int at) {
-      this.groups = slices.fileGroupCount();
-      this.routesByHash = slices.routesByHash();
+      this.slices = slices;
       this.at = at;
     }
 
@@ -166,13 +163,7 @@ final class ExecutorLookup {
         }
 
         private void add(byte[] key) {
-          if (routesByHash) {
-            add(MetadataKeys.fileGroupIndex(key, groups), key);
-          } else {
-            for (int g = 0; g < groups; g++) {
-              add(g, key);
-            }
-          }
+          slices.route(key, group -> add(group, key));
         }
 
         private void add(int group, byte[] key) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntConsumer;
 import java.util.function.IntUnaryOperator;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -60,6 +61,17 @@ public final class PartitionSlices implements Serializable {
   /** Keys by the position of the slice that may hold them: one by hash when {@link #routesByHash()}, else all. */
   public Map<Integer, List<String>> route(Collection<String> keys) {
     return route(keys, slices.size(), routesByHash ? IntUnaryOperator.identity() : null);
+  }
+
+  /** Hands {@code to} the position of each slice that may hold the key whose UTF-8 bytes these are. */
+  public void route(byte[] utf8, IntConsumer to) {
+    if (routesByHash) {
+      to.accept(MetadataKeys.fileGroupIndex(utf8, slices.size()));
+    } else {
+      for (int at = 0; at < slices.size(); at++) {
+        to.accept(at);
+      }
+    }
   }
 
   /**

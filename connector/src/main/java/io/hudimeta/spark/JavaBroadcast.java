@@ -16,7 +16,6 @@ import org.apache.spark.broadcast.Broadcast;
  * A value broadcast as its Java serialization. Spark writes broadcasts and task results with
  * {@code spark.serializer}, and Kryo, which Hudi's setup guides ask for, cannot write a Java record ("can't
  * get field offset on a record class") nor rebuild the JDK's immutable collections; bytes pass any serializer.
- * Task results that hold such values are sent through {@link #serialize} / {@link #deserialize} alike.
  */
 public final class JavaBroadcast<T extends Serializable> implements Serializable {
 
@@ -40,7 +39,7 @@ public final class JavaBroadcast<T extends Serializable> implements Serializable
     return value;
   }
 
-  public static byte[] serialize(Serializable value) {
+  private static byte[] serialize(Serializable value) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (ObjectOutputStream objects = new ObjectOutputStream(out)) {
       objects.writeObject(value);
@@ -51,7 +50,7 @@ public final class JavaBroadcast<T extends Serializable> implements Serializable
   }
 
   @SuppressWarnings("unchecked")
-  public static <T> T deserialize(byte[] bytes) {
+  private static <T> T deserialize(byte[] bytes) {
     try (ObjectInputStream objects = new TaskObjects(new ByteArrayInputStream(bytes))) {
       return (T) objects.readObject();
     } catch (IOException | ClassNotFoundException e) {
