@@ -34,9 +34,9 @@ import org.apache.hadoop.fs.Path;
 public final class HFileReader implements Closeable {
 
   private static final int DATA_BLOCK_CACHE = 8;
+  private static final int INDEX_BLOCK_CACHE = 32;
   /** Bits of a key's index in {@link #sortedByPrefix}'s longs: the rest hold its first 5 bytes. */
   private static final int PREFIX_SORT_INDEX_BITS = 24;
-  private static final int INDEX_BLOCK_CACHE = 32;
   private static final String KEY_VALUE_VERSION = "KEY_VALUE_VERSION";
   private static final String MAX_TAGS_LEN = "hfile.MAX_TAGS_LEN";
   /** Mid-key metadata after the root entries of a multi-level data index: leaf offset, size, entry. */
@@ -233,7 +233,7 @@ public final class HFileReader implements Closeable {
 
   /** The keys' UTF-8 bytes in row order, each once: what {@link #seekAll} takes. */
   public static byte[][] sortedDistinct(Collection<String> keys) {
-    return sortedDistinct(sortedUtf8(keys));
+    return sortedDistinct(utf8(keys));
   }
 
   /** {@code keys} (UTF-8) sorted in row order, each once (a new array, or {@code keys} sorted). */
@@ -259,7 +259,7 @@ public final class HFileReader implements Closeable {
   public List<Cell> scanPrefixes(Collection<String> prefixes) throws IOException {
     List<Cell> out = new ArrayList<>();
     byte[] covering = null;
-    for (byte[] prefix : sortedUtf8(prefixes)) {
+    for (byte[] prefix : sortedDistinct(prefixes)) {
       if (covering != null && Bytes.startsWith(prefix, 0, prefix.length, covering)) {
         continue;
       }
@@ -364,15 +364,14 @@ public final class HFileReader implements Closeable {
     return sorted;
   }
 
-  /** The keys' UTF-8 bytes in row order, duplicates kept (an array sort: linear when already sorted). */
-  private static byte[][] sortedUtf8(Collection<String> keys) {
-    byte[][] sorted = new byte[keys.size()][];
+  /** The keys' UTF-8 bytes, in the collection's order. */
+  private static byte[][] utf8(Collection<String> keys) {
+    byte[][] bytes = new byte[keys.size()][];
     int i = 0;
     for (String key : keys) {
-      sorted[i++] = utf8(key);
+      bytes[i++] = utf8(key);
     }
-    Arrays.sort(sorted, Bytes.UNSIGNED);
-    return sorted;
+    return bytes;
   }
 
   private interface CursorFactory {

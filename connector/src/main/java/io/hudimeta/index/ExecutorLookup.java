@@ -245,17 +245,15 @@ final class ExecutorLookup {
     public Iterator<InternalRow> call(Iterator<Tuple2<Integer, byte[]>> packs) {
       Map<Integer, List<byte[]>> byGroup = new TreeMap<>();
       packs.forEachRemaining(p -> byGroup.computeIfAbsent(p._1(), g -> new ArrayList<>()).add(p._2()));
-      Map<Integer, byte[][]> keys = new TreeMap<>();
-      byGroup.forEach((group, groupPacks) -> keys.put(group, Packer.unpack(groupPacks)));
-      return lookup(conf.value().value(), slices, keys);
+      return lookup(conf.value().value(), slices, byGroup);
     }
   }
 
-  /** The rows of the keys found, file group by file group ({@code byGroup}: UTF-8 keys by slice position). */
+  /** The rows of the keys found, file group by file group ({@code byGroup}: packs of keys by slice position). */
   private static Iterator<InternalRow> lookup(
     Configuration conf,
     PartitionSlices slices,
-    Map<Integer, byte[][]> byGroup
+    Map<Integer, List<byte[]>> byGroup
   ) {
     BlockCache.shared().configure(conf::get);
     FileSystem fs;
@@ -268,19 +266,19 @@ final class ExecutorLookup {
   }
 
   /**
-   * Rows of the keys found, a file group at a time as Spark pulls them: the group's keys sorted, its slice
-   * opened, searched and closed, then its rows handed out.
+   * Rows of the keys found, a file group at a time as Spark pulls them: the group's keys unpacked and sorted
+   * (only the open group's held as arrays), its slice opened, searched and closed, then its rows handed out.
    */
   private static final class Found implements Iterator<InternalRow> {
 
     private final FileSystem fs;
     private final PartitionSlices slices;
-    private final Iterator<Map.Entry<Integer, byte[][]>> groups;
+    private final Iterator<Map.Entry<Integer, List<byte[]>>> groups;
     private final LocationStrings strings = new LocationStrings();
     private Group group = Group.NONE;
     private int at; // the next key of the group to hand out, when found
 
-    Found(FileSystem fs, PartitionSlices slices, Iterator<Map.Entry<Integer, byte[][]>> groups) {
+    Found(FileSystem fs, PartitionSlices slices, Iterator<Map.Entry<Integer, List<byte[]>>> groups) {
       this.fs = fs;
       this.slices = slices;
       this.groups = groups;
@@ -295,8 +293,8 @@ final class ExecutorLookup {
         if (at < group.keys.length || !groups.hasNext()) {
           return at < group.keys.length;
         }
-        Map.Entry<Integer, byte[][]> next = groups.next();
-        group = search(next.getKey(), HFileReader.sortedDistinct(next.getValue()));
+        Map.Entry<Integer, List<byte[]>> next = groups.next();
+        group = search(next.getKey(), HFileReader.sortedDistinct(Packer.unpack(next.getValue())));
         at = 0;
       }
     }
