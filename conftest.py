@@ -1,4 +1,4 @@
-"""Shared fixtures: one Spark session per test run, and the real Hudi tables of ../shared."""
+"""Shared fixtures: one Spark session per test run, and the real Hudi tables of tests/fixtures."""
 from __future__ import annotations
 
 import zipfile
@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parent
-SHARED = PROJECT.parent / "shared"
-FIXTURES = SHARED / "fixtures"
+FIXTURES = PROJECT / "tests" / "fixtures"
 TABLE_ZIPS = sorted((FIXTURES / "hudi-tables").glob("*.zip"))
 TABLE_NAMES = [z.stem for z in TABLE_ZIPS]
 

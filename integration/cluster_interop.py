@@ -14,8 +14,8 @@ from pyhudi import spark_session
 from pyhudi.write.hudi_table import HudiTable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "shared", "tools"))
-from hudi_canon import canon  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, ".."))  # run as a script: the project root, for tests/
+from tests.canonical import canon  # noqa: E402
 
 SCHEMA = "id string, ts long, region string, amount double"
 

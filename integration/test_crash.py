@@ -10,17 +10,16 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from conftest import PROJECT, SHARED
+from conftest import PROJECT
 from pyhudi.faults import POINTS
 from pyhudi.storage import Storage
 from pyhudi.table import file_names as filenames
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
 from pyhudi.write.hudi_table import HudiTable
+from tests.canonical import canon
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(SHARED / "tools"))
-from hudi_canon import canon  # noqa: E402
 from scenario import SCHEMA, options, rows  # noqa: E402
 
 

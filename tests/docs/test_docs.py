@@ -34,3 +34,19 @@ def test_docs_name_only_files_and_classes_that_exist():
             if not (PROJECT / "connector/src/main/java/io/hudimeta" / package / f"{name}.java").exists():
                 missing.append(f"{doc.name}: io.hudimeta.{package}.{name}")
     assert missing == []
+
+
+def test_nothing_reaches_outside_the_repository():
+    """A clone with nothing beside it runs the demo and the tests: no file refers to a folder beside the
+    repository (the folder of fixtures CI lays beside it, say), by a relative path or by a parent's name."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=PROJECT, capture_output=True, check=True).stdout
+    outside = re.compile(rb"\.\./shared|[\"']shared[\"'] */|/ *[\"']shared[\"']|, *[\"']shared[\"']")
+    found = []
+    for name in tracked.decode().split("\0"):
+        path = PROJECT / name
+        if name and path.is_file() and not name.startswith("tests/fixtures/") and path.suffix != ".zip":
+            if outside.search(path.read_bytes()):
+                found.append(name)
+    assert found == []

@@ -1,5 +1,5 @@
 """The real files the fuzz tests mutate: log files, HFiles and instant files written by Apache Hudi
-(and HBase) from ../shared/fixtures, chosen to cover every block type, both HFile flavours (HBase
+(and HBase) from tests/fixtures, chosen to cover every block type, both HFile flavours (HBase
 with CRC32C checksums, Hudi-native with none) and both instant encodings (Avro container, JSON).
 
 Each input is (name, bytes). Multi-block logs are made by appending real log files of one file

@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 from pyspark.sql import functions as F
 
-from conftest import FIXTURES, SHARED
+from conftest import FIXTURES
 from tests.connector.spark.test_data_skipping import scan_node
 
-sys.path.insert(0, str(SHARED / "tools"))
-from hudi_canon import canon  # noqa: E402
+from tests.canonical import canon
 
 V8_MDT = "quickstart_trips_table_mor_avro__v8_trips_8i3u1d"
 V9_MOR_META = "sample_table_mor_avro__v9_txns_simple_meta"

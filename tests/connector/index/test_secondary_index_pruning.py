@@ -20,7 +20,6 @@ import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
 
-from conftest import SHARED
 from tests.connector.index.test_record_index_pruning import (
     DS,
     KEY_FIELD,
@@ -35,8 +34,7 @@ from tests.connector.index.test_record_index_pruning import (
 )
 from tests.connector.spark.test_data_skipping import scan_node
 
-sys.path.insert(0, str(SHARED / "tools"))
-from hudi_canon import canon  # noqa: E402
+from tests.canonical import canon
 
 INDEXES = {V8_MDT: {"rider": "secondary_index_rider_idx"},
            V9_MOR_META: {"merchant_name": "secondary_index_merchant_idx", "txn_date": "secondary_index_txn_date_idx"},

@@ -5,10 +5,9 @@ import sys
 import pyarrow as pa
 import pytest
 
-from conftest import FIXTURES, SHARED, TABLE_NAMES
+from conftest import FIXTURES, TABLE_NAMES
 
-sys.path.insert(0, str(SHARED / "tools"))
-from hudi_canon import canon  # noqa: E402
+from tests.canonical import canon
 
 EXPECTED = FIXTURES / "expected"
 MOR_TXNS = "sample_table_mor_avro__v9_txns_simple_meta"

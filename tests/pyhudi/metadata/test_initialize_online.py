@@ -3,14 +3,12 @@ creation"): writes that complete while it is built are applied before it is mark
 completing at the moment the build hands over waits for the hand-off and then commits the metadata
 table itself; a build that died is redone by the next write, a live one is not raced."""
 import re
-import sys
 import threading
 import time
 
 import pyarrow as pa
 import pytest
 
-from conftest import SHARED
 from pyhudi.metadata import MetadataTableError, MetadataWriter
 from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, PARTITIONS_KEY
 from pyhudi.metadata.locks import HEARTBEAT_FILE
@@ -18,9 +16,7 @@ from pyhudi.storage import Storage
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
 from pyhudi.write.hudi_table import HudiTable
-
-sys.path.insert(0, str(SHARED / "tools"))
-from hudi_canon import canon  # noqa: E402
+from tests.canonical import canon
 
 SCHEMA = "id string, ts long, region string, amount double"
 REGIONS = ("eu", "us", "apac")

@@ -1,19 +1,15 @@
 """Tables written with the metadata table: hudi-rs and hudi-meta read the same rows after several
 commits, a delete_partition and a metadata-table compaction; validate finds no difference."""
-import sys
 
 import pyarrow as pa
 import pytest
 
-from conftest import SHARED
 from pyhudi.metadata import MetadataWriter
 from pyhudi.storage import Storage
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
 from pyhudi.write.hudi_table import HudiTable
-
-sys.path.insert(0, str(SHARED / "tools"))
-from hudi_canon import canon  # noqa: E402
+from tests.canonical import canon
 
 SCHEMA = "id string, ts long, region string, amount double"
 

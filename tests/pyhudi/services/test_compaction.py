@@ -145,11 +145,9 @@ def test_a_pending_compaction_planned_by_apache_hudi(spark, fixture_tables, tmp_
     its base files, dropped): pyhudi runs Hudi's own plan, and every reader sees the same rows."""
     import json
     import shutil
-    import sys
 
-    from conftest import FIXTURES, SHARED
-    sys.path.insert(0, str(SHARED / "tools"))
-    from hudi_canon import canon
+    from conftest import FIXTURES
+    from tests.canonical import canon
 
     name = "quickstart_trips_table_mor_avro__v8_trips_8i3u1d"
     path = tmp_path / "trips"

@@ -3,16 +3,12 @@ here in plain Python, format("hudi-meta"), and hudi-rs (including time travel)."
 import datetime as dt
 import decimal
 import random
-import sys
 
 import pyarrow as pa
 import pytest
 
-from conftest import SHARED
 from pyhudi.write.hudi_table import HudiTable
-
-sys.path.insert(0, str(SHARED / "tools"))
-from hudi_canon import canon  # noqa: E402
+from tests.canonical import canon
 
 N = 10_000
 SCHEMA = ("id string, ts long, region string, seq int, amount double, ratio float, flag boolean, "
