@@ -6,15 +6,66 @@ driver's Python process and is reached over pyspark's own py4j gateway, as ``for
 """
 from __future__ import annotations
 
+import functools
+import json
+import logging
 import sys
 import warnings
 
 JAVA_INTERFACE = "io.hudimeta.spark.WriteCallback"
+# starts the one line io.hudimeta.spark.CallbackErrors looks for in what py4j hands the JVM
+ERROR_MARKER = "pyhudi-callback-error:"
+LOG = logging.getLogger("pyhudi")
+
+
+class CallbackError(Exception):
+    """How a callback's failure crosses py4j: one line, the marker and a JSON object of the error's
+    kind, class and message. py4j sends the JVM the whole Python traceback; io.hudimeta.spark.CallbackErrors
+    raises the message alone as a Java exception pyspark turns into a Python one."""
+
+    def __init__(self, error: BaseException):
+        cls = type(error)
+        super().__init__(ERROR_MARKER + json.dumps({
+            "kind": error_kind(error), "type": f"{cls.__module__}.{cls.__qualname__}", "message": str(error)}))
+
+
+def error_kind(error: BaseException) -> str:
+    """'argument' for bad input (pyspark raises IllegalArgumentException), 'unsupported' for what pyhudi
+    does not do yet (UnsupportedOperationException), 'failure' for the rest (QueryExecutionException)."""
+    if isinstance(error, NotImplementedError):
+        return "unsupported"
+    if isinstance(error, (ValueError, TypeError, LookupError)):
+        return "argument"
+    return "failure"
+
+
+def _reported(method):
+    """A callback method whose failure reaches the caller as one line (the traceback at DEBUG level)."""
+    @functools.wraps(method)
+    def call(self, *args):
+        try:
+            return method(self, *args)
+        except Exception as e:
+            LOG.debug("pyhudi: %s failed", method.__name__, exc_info=True)
+            raise CallbackError(e) from None
+    return call
+
+
+class _ReportedElsewhere(logging.Filter):
+    """Drops py4j's ERROR record of a CallbackError: the caller gets the error, the traceback is on LOG."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], CallbackError))
+
+
+for _name in ("py4j.clientserver", "py4j.java_gateway"):
+    logging.getLogger(_name).addFilter(_ReportedElsewhere())
 
 
 class WriteCallback:
     """Python side of io.hudimeta.spark.WriteCallback."""
 
+    @_reported
     def write(self, jdf, path, options, mode):
         from pyspark.sql.dataframe import DataFrame
 
@@ -24,6 +75,7 @@ class WriteCallback:
         # write_dataframe is looked up on every call, so a replaced client (tests) is the one used
         write_api.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
 
+    @_reported
     def writeBatch(self, jdf, path, options, batch_id, writer):  # noqa: N802 (the Java interface's name)
         from pyspark.sql.dataframe import DataFrame
 
@@ -32,6 +84,7 @@ class WriteCallback:
         spark = _session_for(jdf)
         streaming.write_batch(spark, DataFrame(jdf, spark), path, dict(options), int(batch_id), writer)
 
+    @_reported
     def createTable(self, path, options, schema_json):  # noqa: N802 (the Java interface's name)
         import json
 
@@ -43,6 +96,7 @@ class WriteCallback:
         empty = spark.createDataFrame([], StructType.fromJson(json.loads(schema_json)))
         Writer(spark, path, dict(options)).create(empty)
 
+    @_reported
     def procedure(self, name, path, args):
         import json
 
@@ -50,11 +104,13 @@ class WriteCallback:
 
         return json.dumps(procedures.run(_active_session(), name, path, dict(args)), default=str)
 
+    @_reported
     def createIndex(self, path, partition, column, options):  # noqa: N802 (the Java interface's name)
         from pyhudi.services import indexing
 
         indexing.create(_active_session(), path, partition, dict(options), column=column or None)
 
+    @_reported
     def dropIndex(self, path, partition):  # noqa: N802 (the Java interface's name)
         from pyhudi.services import indexing
 

@@ -60,6 +60,19 @@ def _options(args: Args, named: Mapping[str, str] | None = None) -> dict[str, st
     return checked(out)
 
 
+OPERATIONS = {"schedule": (True, False), "execute": (False, True), "scheduleandexecute": (True, True)}
+
+
+def _operation(op: str | None) -> str:
+    """Hudi's HoodieProcedureUtils.Operation of an `op` argument (scheduleAndExecute when absent; 'run' is
+    its other name), refused by name before anything else is looked at."""
+    name = (op or "scheduleAndExecute").lower()
+    name = "scheduleandexecute" if name == "run" else name
+    if name not in OPERATIONS:
+        raise ProcedureError(f"op => {op!r}: use 'schedule', 'execute' or 'scheduleAndExecute' (or 'run')")
+    return name
+
+
 def _pending_to_run(pending: list[str], args: Args, op: str | None) -> tuple[list[str], bool, bool]:
     """Hudi's HoodieProcedureUtils.filterPendingInstantsAndGetOperation: (pending instants to run, schedule?,
     execute?). Given `instants` run just those (op must be execute); else op decides, scheduleAndExecute by
@@ -73,12 +86,9 @@ def _pending_to_run(pending: list[str], args: Args, op: str | None) -> tuple[lis
             raise ProcedureError(f"instants {', '.join(unknown)} are not pending "
                                  f"(pending: {', '.join(pending) or 'none'})")
         return wanted, False, True
-    ops = {"schedule": (True, False), "execute": (False, True), "scheduleandexecute": (True, True)}
-    op = (op or "scheduleAndExecute").lower()
-    if op not in ops:
-        raise ProcedureError(f"op => {op!r}: use 'schedule', 'execute' or 'scheduleAndExecute' (or 'run')")
+    op = _operation(op)
     limit = _int(args, "limit")
-    return ([] if op == "schedule" else pending[:limit] if limit is not None else pending), *ops[op]
+    return ([] if op == "schedule" else pending[:limit] if limit is not None else pending), *OPERATIONS[op]
 
 
 # ---- commits -------------------------------------------------------------------------------------
@@ -159,9 +169,8 @@ def _compaction_row(inst: Instant, plan: dict) -> Row:
 
 def run_compaction(spark, path: str, args: Args) -> list[Row]:
     """Hudi's RunCompactionProcedure: op 'run' is scheduleAndExecute; a timestamp runs that pending plan."""
+    op = _operation(args["op"])
     options = _options(args)
-    op = args["op"].lower()
-    op = "scheduleandexecute" if op == "run" else op
     instants = dict(args)
     if args.get("timestamp") is not None and not args.get("instants"):
         instants["instants"], op = args["timestamp"], "execute"

@@ -104,13 +104,55 @@ def test_sql_insert_goes_through_the_v2_table(spark, calls, existing_table, stat
     assert set(calls[0]["rows"][0][2:]) == {None}
 
 
-def test_write_client_errors_surface_to_the_caller(df, monkeypatch, tmp_path):
+@pytest.mark.parametrize("raised, caught", [
+    (ValueError("bad record key in row 42"), "IllegalArgumentException"),
+    (NotImplementedError("bad record key in row 42"), "UnsupportedOperationException"),
+    (RuntimeError("bad record key in row 42"), "QueryExecutionException")])
+def test_write_client_errors_reach_the_caller_as_one_line(df, monkeypatch, tmp_path, raised, caught):
+    """pyspark's own exception of the error's kind, its text the message alone: not a Py4JJavaError of
+    thousands of characters with the Python traceback inside a Java stack trace."""
+    from pyspark import errors
+
+    def failing_write_dataframe(spark, df, path, options, mode):
+        raise raised
+
+    monkeypatch.setattr(pyhudi.write.hudi_table, "write_dataframe", failing_write_dataframe)
+    with pytest.raises(getattr(errors, caught)) as e:
+        df.write.format("hudi-meta").mode("append").save(str(tmp_path / "t"))
+    assert str(e.value) == "bad record key in row 42"
+
+
+def test_a_reported_failure_prints_no_traceback(df, monkeypatch, tmp_path, capsys, caplog):
+    """py4j logs every failed callback with its traceback at ERROR: the caller has the error already, so
+    pyhudi's reported ones stay out of the log (the traceback is on the pyhudi logger at DEBUG)."""
+    import logging
+
     def failing_write_dataframe(spark, df, path, options, mode):
         raise ValueError("bad record key in row 42")
 
     monkeypatch.setattr(pyhudi.write.hudi_table, "write_dataframe", failing_write_dataframe)
-    with pytest.raises(Exception, match="ValueError: bad record key in row 42"):
-        df.write.format("hudi-meta").mode("append").save(str(tmp_path / "t"))
+    with caplog.at_level(logging.DEBUG):
+        with pytest.raises(Exception, match="bad record key in row 42"):
+            df.write.format("hudi-meta").mode("append").save(str(tmp_path / "t"))
+    assert [r.name for r in caplog.records if r.exc_info] == ["pyhudi"]
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_sql_and_call_errors_are_one_line(spark, existing_table):
+    from pyspark.errors import IllegalArgumentException
+
+    with pytest.raises(IllegalArgumentException) as e:
+        spark.sql(f"CALL run_clustering(path => '{existing_table}', op => 'no-such-op')").collect()
+    assert "\n" not in str(e.value) and len(str(e.value)) < 300 and "no-such-op" in str(e.value)
+    spark.sql(f"CREATE TABLE bridge_errors USING `hudi-meta` LOCATION '{existing_table}'")
+    try:
+        spark.conf.set("hoodie.datasource.write.operaton", "upsert")
+        with pytest.raises(IllegalArgumentException) as e:
+            spark.sql("INSERT INTO bridge_errors SELECT * FROM bridge_errors")
+        assert "unknown option hoodie.datasource.write.operaton" in str(e.value) and "\n" not in str(e.value)
+    finally:
+        spark.conf.unset("hoodie.datasource.write.operaton")
+        spark.sql("DROP TABLE bridge_errors")
 
 
 def test_without_a_registered_client_the_error_names_pyhudi(spark, df, calls, tmp_path):

@@ -185,3 +185,17 @@ def test_an_unknown_procedure_names_the_known_ones(spark):
         spark.sql("CALL show_comits(path => '/tmp/t')")
     with pytest.raises(Exception, match="give the table"):
         spark.sql("CALL show_commits(limit => 1)")
+
+
+@pytest.mark.parametrize("procedure", ["run_compaction", "run_clustering"])
+def test_a_bad_op_is_refused_by_name_whatever_the_table(spark, cow, procedure):
+    """A misspelt op is the error, on a copy-on-write table too (run_compaction said it was not merge-on-read);
+    one line of pyspark's own exception, the table as it was."""
+    from pyspark.errors import IllegalArgumentException
+
+    path, _ = cow
+    before = _instants(path)
+    with pytest.raises(IllegalArgumentException) as e:
+        spark.sql(f"CALL {procedure}(op => 'runn', path => '{path}')").collect()
+    assert str(e.value) == ("op => 'runn': use 'schedule', 'execute' or 'scheduleAndExecute' (or 'run')")
+    assert _instants(path) == before

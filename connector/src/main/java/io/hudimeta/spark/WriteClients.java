@@ -28,8 +28,15 @@ public final class WriteClients {
     return client != null;
   }
 
-  /** The registered client; never null, so a write without pyhudi fails loudly. */
+  /**
+   * The registered client, whose failures are raised as pyhudi's message alone ({@link CallbackErrors});
+   * never null, so a write without pyhudi fails loudly.
+   */
   public static WriteCallback get() {
+    return new Reported(registered());
+  }
+
+  private static WriteCallback registered() {
     WriteCallback c = client;
     if (c == null) {
       throw new IllegalStateException(
@@ -45,6 +52,39 @@ public final class WriteClients {
   public static void write(Dataset<Row> df, Map<String, String> options, String mode) {
     WriteCallback c = get();
     c.write(df, path(options), withoutPath(options), mode);
+  }
+
+  /** A client whose failures reach the Python caller as one line. */
+  private record Reported(WriteCallback client) implements WriteCallback {
+    @Override
+    public void write(Dataset<Row> df, String path, Map<String, String> options, String mode) {
+      CallbackErrors.run(() -> client.write(df, path, options, mode));
+    }
+
+    @Override
+    public void writeBatch(Dataset<Row> df, String path, Map<String, String> options, long batchId, String writer) {
+      CallbackErrors.run(() -> client.writeBatch(df, path, options, batchId, writer));
+    }
+
+    @Override
+    public void createTable(String path, Map<String, String> options, String schemaJson) {
+      CallbackErrors.run(() -> client.createTable(path, options, schemaJson));
+    }
+
+    @Override
+    public String procedure(String name, String path, Map<String, String> args) {
+      return CallbackErrors.call(() -> client.procedure(name, path, args));
+    }
+
+    @Override
+    public void createIndex(String path, String partition, String column, Map<String, String> options) {
+      CallbackErrors.run(() -> client.createIndex(path, partition, column, options));
+    }
+
+    @Override
+    public void dropIndex(String path, String partition) {
+      CallbackErrors.run(() -> client.dropIndex(path, partition));
+    }
   }
 
   /** The table path among Spark's options ("path", whatever its case). */

@@ -1,6 +1,5 @@
 package io.hudimeta.spark.procedures;
 
-import io.hudimeta.HudiException;
 import io.hudimeta.spark.WriteClients;
 import java.util.Iterator;
 import java.util.List;
@@ -64,19 +63,9 @@ final class HudiProcedure implements UnboundProcedure, BoundProcedure {
     return List.<Scan>of(new Result(spec.output(), rows.toArray(new InternalRow[0]))).iterator();
   }
 
+  /** Runs the procedure in pyhudi; its failure is raised as pyhudi's one-line message (CallbackErrors). */
   private String inPyhudi(String path, Args args) {
-    try {
-      return WriteClients.get().procedure(spec.name(), path, args.forPython());
-    } catch (RuntimeException e) {
-      throw new HudiException("CALL " + spec.name() + " failed: " + pythonError(e), e);
-    }
-  }
-
-  /** The last line of a Python traceback (py4j puts the whole of it in the message): the error itself. */
-  private static String pythonError(RuntimeException e) {
-    String message = String.valueOf(e.getMessage()).strip();
-    int cut = message.lastIndexOf('\n');
-    return cut < 0 ? message : message.substring(cut + 1);
+    return WriteClients.get().procedure(spec.name(), path, args.forPython());
   }
 
   private record Result(StructType readSchema, InternalRow[] rows) implements LocalScan {}
