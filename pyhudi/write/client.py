@@ -40,6 +40,7 @@ from pyhudi.write import (
     cdc,
     concurrency,
     executor,
+    input_checks,
     keygen,
     placement,
     record_index,
@@ -51,7 +52,12 @@ from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import WriteTask
 from pyhudi.write.index_changes import IndexChanges
 from pyhudi.write.placement import ClusteringConflictError
-from pyhudi.write.schema_evolution import IncompatibleSchemaError, current_schema, evolve, input_schema
+from pyhudi.write.schema_evolution import (
+    IncompatibleSchemaError,
+    current_schema,
+    evolve,
+    input_schema,
+)
 from pyhudi.write.streaming import SINK_CHECKPOINT_KEY
 
 log = logging.getLogger(__name__)
@@ -105,9 +111,10 @@ class Writer:
     def create(self, df: DataFrame | None) -> dict:
         """The create schema after writing `df`; a new table is created with it (SQL CREATE TABLE
         stops here: hoodie.properties and no instant)."""
+        current = None if self.props is None else current_schema(self.storage, self.base, self.props)
         if self.cfg.operation != "delete_partition":
-            self._validate_input(df)
-        create_schema = self._schema_for(df)
+            self._validate_input(df, current)
+        create_schema = self._schema_for(df, current)
         self.props = self.props or self._create_table(create_schema)
         return create_schema
 
@@ -222,29 +229,16 @@ class Writer:
         return b"" if action != "replacecommit" else im.encode(im.REQUESTED_REPLACE, plan)
 
     # ---- input and schema ---------------------------------------------------------------------
-    def _validate_input(self, df: DataFrame) -> None:
-        cfg, cols = self.cfg, set(df.columns)
-        needed = cfg.record_key_fields + cfg.partition_fields
-        missing = [c for c in needed if c not in cols]
-        if missing:
-            raise HudiWriteError(f"column(s) {', '.join(missing)} named by the key/partition options are not in "
-                                 f"the input; its columns are: {', '.join(df.columns)}")
-        if cfg.ordering_field and cfg.ordering_field not in cols and cfg.operation != "delete":
-            raise HudiWriteError(f"ordering field {cfg.ordering_field} ({o.PRECOMBINE_FIELD.key}) "
-                                 f"is not a column of the input; its columns are: {', '.join(df.columns)}")
-        # a small batch to an existing table has its keys checked in the driver (_planned): no job here
-        self._null_keys_unchecked = self.props is not None and small_batch.may_apply(cfg, df)
-        if not self._null_keys_unchecked:
-            self._refuse_null_keys(df.filter(keygen.null_key(cfg.record_key_fields)).limit(1).count())
+    def _validate_input(self, df: DataFrame, current: dict | None) -> None:
+        required = input_checks.columns(self.cfg, df, current)
+        self._required = [c for c in required if df.schema[c].nullable]  # the ones the rows must be checked for
+        # a small batch to an existing table has its rows checked in the driver (_planned): no job here
+        self._rows_unchecked = self.props is not None and small_batch.may_apply(self.cfg, df)
+        if not self._rows_unchecked:
+            input_checks.check(df, self.cfg.record_key_fields, self._required)
 
-    def _refuse_null_keys(self, found: bool | int) -> None:  # found: a flag or a count of rows
-        if found:
-            raise HudiWriteError(f"the input has rows with a null record key ({', '.join(self.cfg.record_key_fields)})"
-                                 "; every record needs a key")
-
-    def _schema_for(self, df: DataFrame | None) -> dict:
+    def _schema_for(self, df: DataFrame | None, current: dict | None) -> dict:
         """The table's Avro schema after this write: the input's columns, checked against (evolving) its current one."""
-        current = None if self.props is None else current_schema(self.storage, self.base, self.props)
         if df is None:
             return current
         incoming = input_schema(df, self.cfg.table_name)
@@ -286,9 +280,9 @@ class Writer:
             if cfg.table_type == "MERGE_ON_READ" or not plan.slices:  # no old rows to merge with:
                 yield replace(plan, incoming=self._incoming(keyed()))  # each row is read once, straight into the write
                 return
-        batch = small_batch.collect(keygen.without_stale_meta(df), keyed, cfg) if self._null_keys_unchecked else None
+        batch = small_batch.collect(keygen.without_stale_meta(df), keyed, cfg) if self._rows_unchecked else None
         if batch is not None:
-            self._refuse_null_keys(small_batch.has_null_keys(batch, cfg.record_key_fields))
+            input_checks.refuse_arrow(batch, cfg.record_key_fields, self._required)
         here, hits = (False, None) if batch is None else small_batch.driver_hits(
             self.spark, self.path, self.options, cfg, batch, self._looks_up() and self._has_commits(),
             RECORD_INDEX in completed_partitions(self.props))
@@ -303,11 +297,12 @@ class Writer:
         # the keyed batch feeds the partition counts, the tagging and the write: computed once
         incoming = self._incoming(keyed()).persist()
         try:
-            # a big batch's null keys are looked for in the same job as its partitions' counts
-            null_keys = keygen.null_key(cfg.record_key_fields) if self._null_keys_unchecked and batch is None \
-                else F.lit(False)
-            rows = incoming.groupBy("_hoodie_partition_path").agg(F.count(F.lit(1)), F.max(null_keys)).collect()
-            self._refuse_null_keys(any(r[2] for r in rows))
+            # a big batch's bad rows are looked for in the same job as its partitions' counts
+            bad = input_checks.bad_row(cfg.record_key_fields, self._required) \
+                if self._rows_unchecked and batch is None else F.lit(False)
+            rows = incoming.groupBy("_hoodie_partition_path").agg(F.count(F.lit(1)), F.max(bad)).collect()
+            if any(r[2] for r in rows):
+                input_checks.check(incoming, cfg.record_key_fields, self._required)
             counts = {r[0]: r[1] for r in rows}
             touched = list(counts)
             if self._located(incoming) is not None:  # the record index says where the batch's keys live

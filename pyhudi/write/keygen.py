@@ -78,14 +78,6 @@ def _timestamp_value(cfg: WriteConfig, field: str) -> Column:
     return F.date_format(F.from_utc_timestamp(ts, o.TS_TIMEZONE.get(opts)), o.TS_OUTPUT_FORMAT.get(opts))
 
 
-def null_key(fields: list[str]) -> Column:
-    """True for a row with a null record key field."""
-    found = F.lit(False)
-    for f in fields:
-        found = found | F.col(f).isNull()
-    return found
-
-
 _ARROW_TEXT = ("StringType", "ByteType", "ShortType", "IntegerType", "LongType")
 
 

@@ -50,6 +50,12 @@ def _branch(t):
     return t, False
 
 
+def required_columns(schema: dict | None) -> list[str]:
+    """The data columns of an Avro create schema that may not hold a null (no null branch)."""
+    fields = (schema or {}).get("fields", [])
+    return [f["name"] for f in fields if not f["name"].startswith("_hoodie_") and not _branch(f["type"])[1]]
+
+
 def _type_name(t) -> str:
     t, _ = _branch(t)
     if isinstance(t, dict):

@@ -117,10 +117,6 @@ def _sorted(table: pa.Table, keys: list[tuple[str, str]]) -> pa.Table:
     return table.sort_by(keys, null_placement="at_end")
 
 
-def has_null_keys(batch: pa.Table, fields: list[str]) -> bool:
-    return any(batch.column(f).null_count for f in fields)
-
-
 def _may_be_small(df: DataFrame) -> bool:
     try:
         size = int(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes().toString())

@@ -22,6 +22,29 @@ def _ids(df):
     return sorted(r["id"] for r in df.select("id").collect())
 
 
+@pytest.mark.parametrize("small_batch", ["100000", "3"], ids=["in-the-driver", "by-the-executors"])
+def test_bad_rows_are_refused_before_the_instant_naming_column_and_rows(spark, tmp_path, small_batch):
+    """An empty record key (Hudi's key generators refuse it, as a null), a null in a column the table declares
+    NOT NULL, and a missing NOT NULL column: refused before an instant is requested, whichever way the batch
+    is written, the error naming the columns and showing the rows; the table as it was."""
+    from pyspark.sql import types as T
+
+    path = str(tmp_path / "t")
+    strict = T.StructType([T.StructField("id", T.StringType()), T.StructField("ts", T.LongType()),
+                           T.StructField("region", T.StringType()), T.StructField("val", T.StringType(), False)])
+    HudiTable(spark, path, OPTS).insert(spark.createDataFrame([("k0", 1, "eu", "v0")], strict))
+    t = HudiTable(spark, path, {**OPTS, "pyhudi.write.small.batch.max.records": small_batch})
+    good = [("k1", 2, "eu", "v1"), ("k2", 2, "us", "v2"), ("k3", 2, "us", "v3"), ("k4", 2, "eu", "v4")]
+    empty_key = spark.createDataFrame(good + [("", 2, "eu", "x")], SCHEMA)
+    unchanged_after(path, lambda: t.upsert(empty_key), r"null record key or an empty one \(id\).*'id': ''")
+    null_value = spark.createDataFrame(good + [("k9", 2, "eu", None)], SCHEMA)
+    unchanged_after(path, lambda: t.upsert(null_value), r"non-nullable column \(val\).*'id': 'k9'.*'val': None")
+    no_val = spark.createDataFrame([("k9", 2, "eu")], "id string, ts long, region string")
+    unchanged_after(path, lambda: t.upsert(no_val), r"column\(s\) val of the table may not be null and are not in")
+    t.upsert(spark.createDataFrame(good, SCHEMA))  # the good rows alone are written
+    assert len(_ids(spark.read.format("hudi-meta").load(path))) == 5
+
+
 def test_dataframe_writer_save_modes(spark, tmp_path):
     path = str(tmp_path / "t")
     _rows(spark, 10).write.format("hudi-meta").options(**OPTS).save(path)  # default errorifexists, new table
