@@ -269,6 +269,7 @@ def _names(value: list[str]) -> list[str]:
 
 # what a table fixes when it is created: option, property key, how the property parses, comparison form
 _FIXED: list[tuple[o.Option, str, Callable, Callable]] = [
+    (o.TABLE_NAME, tp.NAME, o.TABLE_NAME.parse, str.lower),  # Hudi compares it with Spark's resolver
     (o.DATABASE_NAME, tp.DATABASE, o.DATABASE_NAME.parse, str),
     (o.RECORD_KEY_FIELDS, tp.RECORD_KEY_FIELDS, parse_fields, _names),
     (o.PARTITION_FIELDS, tp.PARTITION_FIELDS, parse_fields, _names),
@@ -286,7 +287,7 @@ def _check_consistent(options: Mapping[str, str], props: Mapping[str, str]) -> N
             continue
         if form(opt.parse(*given)) != form(parse_prop(prop, props[prop])):
             raise OptionError(f"{given[0]}={given[1]} contradicts the existing table ({prop}={props[prop]}); "
-                              "a table's database, keys, key generator, partitioning, type and bucket layout are "
+                              "a table's name, database, keys, key generator, partitioning, type and bucket layout are "
                               "fixed when it is created")
     for opt in o.CDC_PROPERTIES:  # a table without the properties was created without CDC
         given = opt.given(options)

@@ -32,6 +32,8 @@ def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) ->
         return
     if mode == "overwrite":
         options[o.OPERATION.key] = "insert_overwrite_table"
+        if exists:  # Hudi checks no option against the table's when the save mode is Overwrite
+            options.pop(o.TABLE_NAME.key, None)
     Writer(spark, path, options).write(df)
 
 

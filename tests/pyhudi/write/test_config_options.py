@@ -160,6 +160,21 @@ def test_database_name_is_recorded_and_kept(spark, tmp_path):
     assert _props(path)["hoodie.database.name"] == "sales" and len(_keys(spark, path)) == 6
 
 
+def test_another_table_name_is_refused_as_hudi_does(spark, tmp_path):
+    """Apache Hudi's HoodieWriterUtils.validateTableConfig: hoodie.table.name must match the table's (Spark's
+    resolver: case aside), except under save mode Overwrite, which checks nothing."""
+    path = str(tmp_path / "t")
+    HudiTable(spark, path, OPTS).insert(_rows(spark))
+    other = {**OPTS, "hoodie.table.name": "other"}
+    unchanged_after(path, lambda: HudiTable(spark, path, other).upsert(_rows(spark)),
+                    "hoodie.table.name=other contradicts the existing table")
+    unchanged_after(path, lambda: _rows(spark).write.format("hudi-meta").options(**other).mode("append").save(path),
+                    "hoodie.table.name=other contradicts the existing table")
+    HudiTable(spark, path, {**OPTS, "hoodie.table.name": OPTS["hoodie.table.name"].upper()}).upsert(_rows(spark, 2))
+    _rows(spark, 3).write.format("hudi-meta").options(**other).mode("overwrite").save(path)
+    assert _props(path)["hoodie.table.name"] == OPTS["hoodie.table.name"] and len(_keys(spark, path)) == 3
+
+
 def test_key_generator_classes(spark, tmp_path):
     complex_ = str(tmp_path / "complex")
     HudiTable(spark, complex_, {**OPTS, "hoodie.datasource.write.keygenerator.class":
