@@ -16,7 +16,10 @@ from pyhudi.config.values import (
     INDEX_TYPES,
     KEYGEN_TYPES,
     LOG_BLOCK_FORMATS,
+    MERGE_MODES,
     OPERATIONS,
+    OTHER_PAYLOADS,
+    PAYLOAD_MODES,
     TABLE_TYPES,
     TIMESTAMP_TYPES,
     VIEW_TYPES,
@@ -93,6 +96,14 @@ PARTITION_FIELDS = _define(W + "partitionpath.field", (), fields,
 PRECOMBINE_FIELD = _define(W + "precombine.field", None, text,
                            "Ordering column: of two records with one key, the greater value wins (no ordering "
                            "column: the later write wins).")
+MERGE_MODE = _define("hoodie.write.record.merge.mode", None, choice(MERGE_MODES, ("CUSTOM",)),
+                     "How two records of one key merge: EVENT_TIME_ORDERING (the greater ordering value wins; needs "
+                     "an ordering field) or COMMIT_TIME_ORDERING (the later write wins; no ordering field). pyhudi "
+                     "takes the mode the ordering field gives, so this only confirms it.", "hoodie.record.merge.mode")
+PAYLOAD_CLASS = _define(W + "payload.class", None, choice(same(*PAYLOAD_MODES), OTHER_PAYLOADS),
+                        "Hudi's payload class, as the merge mode it means: DefaultHoodieRecordPayload "
+                        "(EVENT_TIME_ORDERING) or OverwriteWithLatestAvroPayload (COMMIT_TIME_ORDERING); others "
+                        "are not supported.", "hoodie.compaction.payload.class")
 ORDERING_FIELDS = _define("hoodie.table.ordering.fields", None, text,
                           "Hudi 1.1's table-level name of the ordering column.", "hoodie.table.precombine.field")
 HIVE_STYLE = _define(W + "hive_style_partitioning", False, boolean,
@@ -463,6 +474,7 @@ CLUSTERING_UPDATES_STRATEGY = _define(
 
 _ONE_VALUE = [
     ("hoodie.combine.before.insert", off("deduplicating inserts"), ()),
+    (W + "insert.drop.duplicates", off("dropping inserted records whose keys the table holds"), ()),
     (W + "reconcile.schema", off("schema reconciliation"), ()),
     ("hoodie.clean.async.enabled", off("asynchronous cleaning"), ("hoodie.clean.async",)),
     ("hoodie.archive.async", off("asynchronous archiving"), ()),

@@ -32,6 +32,14 @@ CODECS = {**same("zstd", "gzip", "snappy", "lz4", "brotli"), "uncompressed": "no
 INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "BUCKET", "RECORD_INDEX")
 BUCKET_ENGINES = same("SIMPLE")
 VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
+# org.apache.hudi.common.config.RecordMergeMode: pyhudi merges by the ordering field when there is one
+MERGE_MODES = same("EVENT_TIME_ORDERING", "COMMIT_TIME_ORDERING")
+# the payload classes whose merging is one of those modes (HoodieTableConfig's inference of the mode)
+PAYLOAD_MODES = {"org.apache.hudi.common.model.DefaultHoodieRecordPayload": "EVENT_TIME_ORDERING",
+                 "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload": "COMMIT_TIME_ORDERING"}
+OTHER_PAYLOADS = tuple(f"org.apache.hudi.common.model.{name}" for name in (
+    "EventTimeAvroPayload", "PartialUpdateAvroPayload", "OverwriteNonDefaultsWithLatestAvroPayload",
+    "AWSDmsAvroPayload", "debezium.MySqlDebeziumAvroPayload", "debezium.PostgresDebeziumAvroPayload"))
 TIMESTAMP_TYPES = same("UNIX_TIMESTAMP", "EPOCHMILLISECONDS", "DATE_STRING")
 
 

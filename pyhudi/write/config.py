@@ -180,7 +180,21 @@ def _ordering_field(merged) -> str | None:
     if ordering and "," in ordering:
         raise OptionError(f"ordering field(s) {ordering}: ordering records by several fields is not supported "
                           "yet; give one field")
+    _check_merge_mode(merged, ordering)
     return ordering
+
+
+def _check_merge_mode(merged, ordering: str | None) -> None:
+    """A merge mode or payload class given must be the one pyhudi merges by: EVENT_TIME_ORDERING with an
+    ordering field, COMMIT_TIME_ORDERING without (as the table records it in hoodie.record.merge.mode)."""
+    mode = "EVENT_TIME_ORDERING" if ordering else "COMMIT_TIME_ORDERING"
+    payload = o.PAYLOAD_CLASS.get(merged)
+    for given, asked in ((o.MERGE_MODE.given(merged), o.MERGE_MODE.get(merged)),
+                         (o.PAYLOAD_CLASS.given(merged), payload and values.PAYLOAD_MODES[payload])):
+        if given and asked != mode:
+            how = f"the ordering field {ordering} gives" if ordering else "a write without an ordering field gets"
+            raise OptionError(f"{given[0]}={given[1]} asks for {asked}, but {how} {mode}: pyhudi merges by the "
+                              f"ordering field ({o.PRECOMBINE_FIELD.key}) when there is one, else by commit time")
 
 
 def _hash_fields(options, keys: list[str]) -> list[str]:

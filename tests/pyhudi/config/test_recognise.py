@@ -55,7 +55,8 @@ def test_catalogue_holds_hudi_1x_keys_of_every_area():
     ("hoodie.clustering.plan.strategy.target.file.max.bytes", HONOURED),
     ("hoodie.clustering.plan.strategy.daybased.lookback.partitions", UNSUPPORTED),
     ("hoodie.parquet.block.size", UNSUPPORTED),
-    ("hoodie.datasource.write.payload.class", UNSUPPORTED),
+    ("hoodie.datasource.write.payload.class", HONOURED),  # the two payloads whose merging pyhudi does
+    ("hoodie.datasource.write.record.merger.impls", UNSUPPORTED),
     ("hoodie.metadata.index.column.stats.column.list", UNSUPPORTED),
     ("hoodie.datasource.write.precombine.feild", UNKNOWN),
 ])

@@ -111,6 +111,42 @@ def test_a_table_fixes_its_database_and_key_generator():
                                   "org.apache.hudi.keygen.SimpleKeyGenerator"}, props)
 
 
+PRECOMBINE = {**OPTS, "hoodie.datasource.write.precombine.field": "ts"}
+DEFAULT_PAYLOAD = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+LATEST_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+
+
+@pytest.mark.parametrize("options", [
+    {**PRECOMBINE, "hoodie.datasource.write.payload.class": DEFAULT_PAYLOAD},
+    {**PRECOMBINE, "hoodie.write.record.merge.mode": "EVENT_TIME_ORDERING"},
+    {**PRECOMBINE, "hoodie.record.merge.mode": "event_time_ordering"},
+    {**OPTS, "hoodie.datasource.write.payload.class": LATEST_PAYLOAD},
+    {**OPTS, "hoodie.write.record.merge.mode": "COMMIT_TIME_ORDERING"},
+    {**OPTS, "hoodie.datasource.write.insert.drop.duplicates": "false"}])
+def test_hudi_settings_of_what_pyhudi_does_are_accepted(options):
+    """Jobs written for Apache Hudi name the payload class, the merge mode or the insert dedup they rely on;
+    where that is what pyhudi does, the write goes on."""
+    assert WriteConfig.from_options(options).table_name == "o"
+
+
+@pytest.mark.parametrize("options, error", [
+    ({**OPTS, "hoodie.datasource.write.payload.class": DEFAULT_PAYLOAD},
+     "payload.class=.*DefaultHoodieRecordPayload asks for EVENT_TIME_ORDERING, but a write without an ordering "
+     "field gets COMMIT_TIME_ORDERING"),
+    ({**PRECOMBINE, "hoodie.write.record.merge.mode": "COMMIT_TIME_ORDERING"},
+     "merge.mode=COMMIT_TIME_ORDERING asks for COMMIT_TIME_ORDERING, but the ordering field ts gives EVENT_TIME"),
+    ({**PRECOMBINE, "hoodie.write.record.merge.mode": "CUSTOM"},
+     "hoodie.write.record.merge.mode=CUSTOM is not supported yet"),
+    ({**PRECOMBINE, "hoodie.datasource.write.payload.class": "org.apache.hudi.common.model.PartialUpdateAvroPayload"},
+     "PartialUpdateAvroPayload is not supported yet"),
+    ({**PRECOMBINE, "hoodie.datasource.write.insert.drop.duplicates": "true"},
+     "insert.drop.duplicates=true asks for dropping inserted records whose keys the table holds, which pyhudi "
+     "does not support yet")])
+def test_other_values_of_those_settings_are_refused_by_name(options, error):
+    with pytest.raises(WriteOptionError, match=error):
+        WriteConfig.from_options(options)
+
+
 def test_every_value_is_parsed_even_if_this_write_does_not_read_it():
     with pytest.raises(WriteOptionError, match="bucket.index.num.buckets=x is not valid"):
         WriteConfig.from_options({**OPTS, "hoodie.bucket.index.num.buckets": "x"})  # no bucket index here
