@@ -118,6 +118,15 @@ def test_incremental_returns_records_committed_in_between(spark, fixture_tables)
     assert len(inc) < len(full)
 
 
+@pytest.mark.parametrize("begin", ["0", "000", "00000000000000"])
+def test_incremental_from_the_start_as_hudi_users_write_it(spark, fixture_tables, begin):
+    """begin.instanttime 0 / 000 / Hudi's INIT_INSTANT_TS: every commit, so the latest version of every record."""
+    path = fixture_tables[MOR_TXNS]
+    inc = _read(spark, path, **{"hoodie.datasource.query.type": "incremental",
+                                "hoodie.datasource.read.begin.instanttime": begin})
+    assert _canon(inc) == _canon(_read(spark, path)) and inc.count() > 0
+
+
 def test_projection_and_partition_filter(spark, fixture_tables):
     path = fixture_tables["sample_table_cow__v9_txns_simple_nometa"]
     df = _read(spark, path).where("region = 'us'").select("txn_id", "region")
