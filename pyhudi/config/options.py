@@ -148,6 +148,9 @@ CDC_PROPERTIES = (CDC_ENABLED, CDC_LOGGING_MODE)  # kept in hoodie.properties un
 
 SMALL_FILE_LIMIT = _define("hoodie.parquet.small.file.limit", 104857600, number(0, "a size in bytes"),
                            "Base files smaller than this take new records (copy-on-write upserts and inserts).")
+ALLOW_DUPLICATE_ON_INSERTS = _define("hoodie.merge.allow.duplicate.on.inserts", True, boolean,
+                                     "An insert into a file group that holds the key keeps both records (Hudi's "
+                                     "concat handle, as INSERT INTO does); false: the insert replaces it.")
 BYTES = number(1, "a size in bytes, at least 1")
 MAX_FILE_SIZE = _define("hoodie.parquet.max.file.size", 125829120, BYTES, "Target size of base files.")
 RECORD_SIZE_ESTIMATE = _define("hoodie.copyonwrite.record.size.estimate", 1024, BYTES,

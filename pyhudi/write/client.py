@@ -471,6 +471,7 @@ class Writer:
                          self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING", cfg.log_block_format,
                          cfg.compression, inserts_to_logs=self.cfg.inserts_to_logs, cdc_mode=cfg.cdc_mode,
                          merge_base_file=True, record_positions=cfg.writes_positions,
+                         keep_duplicates=cfg.operation == "insert" and o.ALLOW_DUPLICATE_ON_INSERTS.get(self.options),
                          key_summaries=cfg.inserts_to_logs and cfg.index_type == "BLOOM")
 
     def _tasks(self) -> int:

@@ -65,6 +65,7 @@ class WriteTask:
     # (its slice has no log files); services hand every row over themselves (OP = O)
     merge_base_file: bool = False
     record_positions: bool = False  # log blocks of updates and deletes carry their base-file row positions
+    keep_duplicates: bool = False  # an insert: incoming records join the group's, none replaced (Hudi's concat)
     # log-file indexing (RFC-06): Parquet log blocks carry a bloom filter and min/max keys in their footer, and
     # each log file's keys get a bloom filter for the metadata table's bloom_filters partition
     key_summaries: bool = False
@@ -145,6 +146,9 @@ def _old_and_new(table: pa.Table, task: WriteTask, storage: Storage, base: str, 
 
 def merge(old: pa.Table, new: pa.Table, task: WriteTask) -> cdc.Changes:
     """What the merge of one file group does with its current rows and the incoming ones."""
+    if task.keep_duplicates:  # hoodie.merge.allow.duplicate.on.inserts: every current row kept, every new one added
+        dropped = pc.equal(new.column(OP), DELETE).to_numpy(zero_copy_only=False) | np.array(_deleted_flags(new), bool)
+        return cdc.Changes([], [], np.flatnonzero(~dropped).tolist())
     if pc.count_distinct(new.column("_hoodie_record_key")).as_py() == new.num_rows:
         try:
             return _merge_unique(old, new, task)

@@ -89,9 +89,12 @@ def test_ignore_on_an_existing_table_writes_nothing(df, calls, existing_table):
     assert calls == []
 
 
-@pytest.mark.parametrize("statement,mode", [("INSERT INTO", "append"), ("INSERT OVERWRITE", "overwrite")])
-def test_sql_insert_goes_through_the_v2_table(spark, calls, existing_table, statement, mode):
-    """INSERT into a view of the table plans a V2 write: the table's V1Write hands the data over."""
+@pytest.mark.parametrize("statement,mode,operation", [("INSERT INTO", "append", {"hoodie.datasource.write.operation":
+                                                                                   "insert"}),
+                                                     ("INSERT OVERWRITE", "overwrite", {})])
+def test_sql_insert_goes_through_the_v2_table(spark, calls, existing_table, statement, mode, operation):
+    """INSERT into a view of the table plans a V2 write: the table's V1Write hands the data over (INSERT INTO
+    as Apache Hudi 1.x runs it, an insert)."""
     spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW hudi_insert_target USING `hudi-meta` "
               f"OPTIONS (path '{existing_table}', `hoodie.table.name` 'trips')")
     try:
@@ -100,7 +103,7 @@ def test_sql_insert_goes_through_the_v2_table(spark, calls, existing_table, stat
         spark.catalog.dropTempView("hudi_insert_target")
     # by position, as Spark inserts: the columns left out are null
     assert [(c["mode"], c["path"], c["options"], [r[:2] for r in c["rows"]]) for c in calls] == [
-        (mode, existing_table, {"hoodie.table.name": "trips"}, [(7, "x")])]
+        (mode, existing_table, {"hoodie.table.name": "trips", **operation}, [(7, "x")])]
     assert set(calls[0]["rows"][0][2:]) == {None}
 
 

@@ -2,6 +2,7 @@ package io.hudimeta.spark;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -21,6 +22,9 @@ import org.apache.spark.sql.sources.InsertableRelation;
 final class HudiWriteBuilder implements SupportsOverwriteV2, SupportsDynamicOverwrite {
 
   private static final String OPERATION = "hoodie.datasource.write.operation";
+  /** Apache Hudi's (DataSourceWriteOptions.SPARK_SQL_INSERT_INTO_OPERATION): what INSERT INTO runs, insert since 1.0. */
+  static final String INSERT_INTO_OPERATION = "hoodie.spark.sql.insert.into.operation";
+  private static final List<String> INSERT_INTO_OPERATIONS = List.of("insert", "upsert", "bulk_insert");
 
   private final Map<String, String> options;
   private final TablePartitions partitions;
@@ -65,6 +69,10 @@ final class HudiWriteBuilder implements SupportsOverwriteV2, SupportsDynamicOver
   @Override
   public Write build() {
     String chosen = mode;
+    String insertInto = options.remove(INSERT_INTO_OPERATION);
+    if (chosen.equals("append") && !options.containsKey(OPERATION)) {
+      options.put(OPERATION, insertIntoOperation(insertInto));
+    }
     return new V1Write() {
       @Override
       public InsertableRelation toInsertableRelation() {
@@ -76,5 +84,16 @@ final class HudiWriteBuilder implements SupportsOverwriteV2, SupportsDynamicOver
         return "hudi-meta " + chosen + " via pyhudi";
       }
     };
+  }
+
+  /** INSERT INTO's operation: Hudi's hoodie.spark.sql.insert.into.operation, insert by default as in Hudi 1.x. */
+  private static String insertIntoOperation(String given) {
+    String op = given == null ? "insert" : given.trim().toLowerCase(Locale.ROOT);
+    if (!INSERT_INTO_OPERATIONS.contains(op)) {
+      throw new IllegalArgumentException(
+        "hudi-meta: " + INSERT_INTO_OPERATION + "=" + given + " is not valid; valid values: " + INSERT_INTO_OPERATIONS
+      );
+    }
+    return op;
   }
 }

@@ -1,5 +1,6 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.table.DroppedPartitions;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -80,7 +82,7 @@ final class TablePartitions {
   /** The partitions whose columns {@code names} hold the values of {@code ident}. */
   InternalRow[] list(String[] names, InternalRow ident) {
     List<InternalRow> out = new ArrayList<>();
-    for (String path : snapshot == null ? List.<String>of() : snapshot.partitions()) {
+    for (String path : live()) {
       InternalRow row = parse(path);
       if (row != null && matches(row, names, ident)) {
         out.add(row);
@@ -89,10 +91,23 @@ final class TablePartitions {
     return out.toArray(new InternalRow[0]);
   }
 
+  /** The listed partitions less those dropped (Hudi's SHOW PARTITIONS: {@link DroppedPartitions}). */
+  private List<String> live() {
+    if (snapshot == null) {
+      return List.of();
+    }
+    Set<String> dropped = DroppedPartitions.of(snapshot.timeline());
+    return snapshot
+      .partitions()
+      .stream()
+      .filter(p -> !dropped.contains(p))
+      .toList();
+  }
+
   /** ALTER TABLE DROP PARTITION: one delete_partition write, as Apache Hudi runs it. */
   boolean drop(InternalRow ident) {
     String path = render(ident);
-    if (snapshot == null || !snapshot.partitions().contains(path)) {
+    if (!live().contains(path)) {
       return false;
     }
     Map<String, String> options = new LinkedHashMap<>(table.writeOptions());

@@ -2,6 +2,7 @@ package io.hudimeta.spark.sql;
 
 import io.hudimeta.spark.HudiMetaTable;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -55,7 +56,7 @@ public final class DmlRewrite extends Rule<LogicalPlan> {
     }
     if (plan instanceof V2WriteCommand w && w.query().resolved()) {
       DataSourceV2Relation r = w.table() instanceof DataSourceV2Relation v ? Catalyst.hudiRelation(v) : null;
-      LogicalPlan lined = r == null || w.isByName() ? plan : lineUp(w, r);
+      LogicalPlan lined = r == null ? plan : w.isByName() ? castByName(w, r) : lineUp(w, r);
       // dynamic partition overwrite is Hudi's insert_overwrite (Spark runs it only through V2 batch writes)
       return lined == plan && r != null && w instanceof OverwritePartitionsDynamic
         ? write(r, w.query(), "insert_overwrite")
@@ -93,18 +94,47 @@ public final class DmlRewrite extends Rule<LogicalPlan> {
   }
 
   /**
+   * A by-name INSERT's columns (INSERT INTO t (a, b) ...) cast to the types of the table's columns of those
+   * names, as a positional one's are; columns of other names are left to the writer's schema rules.
+   */
+  private static LogicalPlan castByName(V2WriteCommand w, DataSourceV2Relation relation) {
+    Map<String, Attribute> target = new HashMap<>();
+    for (Attribute t : Catalyst.dataColumns(relation)) {
+      target.put(t.name().toLowerCase(Locale.ROOT), t);
+    }
+    List<NamedExpression> columns = new ArrayList<>();
+    boolean same = true;
+    for (Attribute g : Catalyst.list(w.query().output())) {
+      Attribute t = target.get(g.name().toLowerCase(Locale.ROOT));
+      if (t == null || g.dataType().sameType(t.dataType())) {
+        columns.add(g);
+      } else {
+        same = false;
+        columns.add(Catalyst.alias(Catalyst.cast(g, t.dataType()), g.name()));
+      }
+    }
+    return same ? (LogicalPlan) w : (LogicalPlan) w.withNewQuery(new Project(Catalyst.seq(columns), w.query()));
+  }
+
+  /**
    * A positional INSERT's columns, named and cast as the table's data columns in order (Spark
    * leaves that to tables that accept any schema, as hudi-meta tables do for DataFrame writes).
    */
   private static LogicalPlan lineUp(V2WriteCommand w, DataSourceV2Relation relation) {
     List<Attribute> target = Catalyst.dataColumns(relation);
-    List<Attribute> given = Catalyst.list(w.query().output());
-    if (given.size() > target.size()) {
+    Map<String, Attribute> statics = StaticPartitions.of(w.query(), Catalyst.table(relation));
+    List<Attribute> given = new ArrayList<>();
+    for (Attribute a : Catalyst.list(w.query().output())) {
+      if (!statics.containsValue(a)) {
+        given.add(a);
+      }
+    }
+    if (given.size() + statics.size() > target.size()) {
       throw new IllegalArgumentException(
         "hudi-meta: INSERT INTO " +
           Catalyst.table(relation).name() +
           " gives " +
-          given.size() +
+          (given.size() + statics.size()) +
           " column(s) for its " +
           target.size() +
           " data columns (" +
@@ -114,15 +144,18 @@ public final class DmlRewrite extends Rule<LogicalPlan> {
     }
     List<NamedExpression> columns = new ArrayList<>();
     boolean same = true;
-    for (int i = 0; i < target.size(); i++) {
-      Attribute t = target.get(i);
-      if (i >= given.size()) {
+    int next = 0;
+    for (Attribute t : target) {
+      Attribute g = statics.get(t.name().toLowerCase(Locale.ROOT));
+      if (g == null && next < given.size()) {
+        g = given.get(next++);
+      }
+      if (g == null) {
         // as Spark fills a column an INSERT leaves out: with its default, null
         same = false;
         columns.add(Catalyst.alias(Catalyst.nullOf(t.dataType()), t.name()));
         continue;
       }
-      Attribute g = given.get(i);
       same &= g.name().equals(t.name()) && g.dataType().sameType(t.dataType());
       columns.add(Catalyst.alias(Catalyst.cast(g, t.dataType()), t.name()));
     }

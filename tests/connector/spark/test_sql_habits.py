@@ -1,0 +1,87 @@
+"""Spark SQL as Apache Hudi users write it: INSERT INTO inserts (Hudi >= 0.14) unless
+hoodie.spark.sql.insert.into.operation says otherwise, a static partition after ALTER TABLE ADD COLUMNS,
+INSERT with a column list, SHOW PARTITIONS after DROP PARTITION, and a table name of the path's own."""
+import pytest
+
+QUIET = {"hoodie.compact.inline": "false", "hoodie.clean.automatic": "false", "hoodie.archive.automatic": "false"}
+
+
+@pytest.fixture
+def sql(spark, tmp_path):
+    for k, v in QUIET.items():
+        spark.conf.set(k, v)
+    made = []
+
+    def run(statement, table=None):
+        if table:
+            spark.sql(f"DROP TABLE IF EXISTS {table}")
+            made.append(table)
+        return spark.sql(statement)
+
+    yield run
+    for t in made:
+        spark.sql(f"DROP TABLE IF EXISTS {t}")
+    for k in (*QUIET, "hoodie.spark.sql.insert.into.operation"):
+        spark.conf.unset(k)
+
+
+def _rows(sql, query):
+    return sorted(tuple(r) for r in sql(query).collect())
+
+
+def _create(sql, tmp_path, name, columns, extra=""):
+    sql(f"CREATE TABLE {name} ({columns}) USING `hudi-meta` {extra} LOCATION '{tmp_path / name}' "
+        "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts')", table=name)
+
+
+def test_insert_into_inserts_and_the_hudi_key_switches_it(sql, tmp_path):
+    """Apache Hudi 1.x: INSERT INTO is an insert (a key inserted twice is there twice); with
+    hoodie.spark.sql.insert.into.operation=upsert the newer version replaces the row."""
+    _create(sql, tmp_path, "ins_op", "id INT, name STRING, ts BIGINT")
+    sql("INSERT INTO ins_op VALUES (1, 'a', 1)")
+    sql("INSERT INTO ins_op VALUES (1, 'b', 2)")
+    assert _rows(sql, "SELECT id, name FROM ins_op") == [(1, "a"), (1, "b")]
+    sql("SET hoodie.spark.sql.insert.into.operation = upsert")
+    sql("INSERT INTO ins_op VALUES (2, 'c', 1)")
+    sql("INSERT INTO ins_op VALUES (2, 'd', 2)")
+    assert [r for r in _rows(sql, "SELECT id, name FROM ins_op") if r[0] == 2] == [(2, "d")]
+    sql("SET hoodie.spark.sql.insert.into.operation = merge")
+    with pytest.raises(Exception, match="hoodie.spark.sql.insert.into.operation=merge is not valid"):
+        sql("INSERT INTO ins_op VALUES (3, 'e', 1)")
+
+
+def test_static_partition_after_add_columns_fills_the_right_columns(sql, tmp_path):
+    """The partition value goes to the partition column, the query's columns to the others in order, though
+    the added column comes after the partition column (it put 'la' into the new DOUBLE column)."""
+    _create(sql, tmp_path, "static_p", "id INT, name STRING, ts BIGINT, city STRING", "PARTITIONED BY (city)")
+    sql("INSERT INTO static_p VALUES (1, 'a', 1, 'sf'), (2, 'b', 1, 'la')")
+    sql("ALTER TABLE static_p ADD COLUMNS (tip DOUBLE)")
+    sql("INSERT OVERWRITE static_p PARTITION (city = 'la') SELECT 3, 'c', 2, 4.5")
+    sql("INSERT INTO static_p PARTITION (city = 'ny') SELECT 4, 'd', 2, 1.25")
+    assert _rows(sql, "SELECT id, name, ts, city, tip FROM static_p") == [
+        (1, "a", 1, "sf", None), (3, "c", 2, "la", 4.5), (4, "d", 2, "ny", 1.25)]
+
+
+def test_insert_with_a_column_list_casts_as_without_one(sql, tmp_path):
+    _create(sql, tmp_path, "col_list", "id INT, name STRING, ts BIGINT, amount DOUBLE")
+    sql("INSERT INTO col_list VALUES (1, 'x', 1, 1.5)")
+    sql("INSERT INTO col_list (id, name, ts, amount) VALUES (2, 'y', 1, 2.5)")
+    sql("INSERT INTO col_list (amount, id, ts, name) VALUES (3.5, 3, 1, 'z')")
+    assert _rows(sql, "SELECT id, name, amount FROM col_list") == [(1, "x", 1.5), (2, "y", 2.5), (3, "z", 3.5)]
+
+
+def test_show_partitions_leaves_out_a_dropped_partition(sql, tmp_path):
+    """Apache Hudi's SHOW PARTITIONS (TimelineUtils.getDroppedPartitions): a partition dropped by
+    delete_partition is not listed, before the clean that deletes its files and after it, until a write
+    puts rows there again."""
+    _create(sql, tmp_path, "dropped", "id INT, ts BIGINT, city STRING", "PARTITIONED BY (city)")
+    sql("INSERT INTO dropped VALUES (1, 1, 'sf'), (2, 1, 'la')")
+    sql("ALTER TABLE dropped DROP PARTITION (city = 'sf')")
+    assert _rows(sql, "SHOW PARTITIONS dropped") == [("city=la",)]
+    sql("CALL run_clean(table => 'dropped', retain_commits => 1)")
+    assert _rows(sql, "SHOW PARTITIONS dropped") == [("city=la",)]
+    with pytest.raises(Exception, match="(?i)partition"):
+        sql("ALTER TABLE dropped DROP PARTITION (city = 'sf')")
+    sql("INSERT INTO dropped VALUES (3, 1, 'sf')")
+    assert _rows(sql, "SHOW PARTITIONS dropped") == [("city=la",), ("city=sf",)]
+    assert _rows(sql, "SELECT id, city FROM dropped") == [(2, "la"), (3, "sf")]
