@@ -85,3 +85,17 @@ def test_show_partitions_leaves_out_a_dropped_partition(sql, tmp_path):
     sql("INSERT INTO dropped VALUES (3, 1, 'sf')")
     assert _rows(sql, "SHOW PARTITIONS dropped") == [("city=la",), ("city=sf",)]
     assert _rows(sql, "SELECT id, city FROM dropped") == [(2, "la"), (3, "sf")]
+
+
+def test_the_hudi_format_name_points_to_hudi_meta(spark, sql, tmp_path):
+    """format("hudi") / USING hudi without Apache Hudi's bundle: one line naming hudi-meta, not Spark's bare
+    DATA_SOURCE_NOT_FOUND, and no catalog entry made."""
+    from pyspark.errors import IllegalArgumentException
+
+    hint = r"format 'hudi' is Apache Hudi's own Spark datasource.*format\('hudi-meta'\)"
+    for attempt in (lambda: spark.read.format("hudi").load(str(tmp_path)),
+                    lambda: spark.range(1).write.format("hudi").save(str(tmp_path / "w")),
+                    lambda: sql(f"CREATE TABLE hudi_named (id INT) USING hudi LOCATION '{tmp_path / 'h'}'")):
+        with pytest.raises(IllegalArgumentException, match=hint):
+            attempt()
+    assert "hudi_named" not in [t.name for t in spark.catalog.listTables()]

@@ -18,6 +18,7 @@ import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.catalog.V1Table;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.execution.datasources.DataSource;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import scala.jdk.javaapi.CollectionConverters;
@@ -46,7 +47,11 @@ public final class HudiCatalog
   @Override
   public Table createTable(Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties)
     throws TableAlreadyExistsException, NoSuchNamespaceException {
-    if (!HudiMetaSource.SHORT_NAME.equalsIgnoreCase(properties.get(TableCatalog.PROP_PROVIDER))) {
+    String provider = properties.get(TableCatalog.PROP_PROVIDER);
+    if (!HudiMetaSource.SHORT_NAME.equalsIgnoreCase(provider)) {
+      if ("hudi".equalsIgnoreCase(provider) && hudiIsOnlyTheHint()) {
+        throw new IllegalArgumentException(hudi.DefaultSource.MESSAGE);
+      }
       return super.createTable(ident, columns, partitions, properties);
     }
     SqlTables.Entry entry = SqlTables.entry(ident, columns, partitions, properties);
@@ -60,6 +65,15 @@ public final class HudiCatalog
       }
     }
     return created;
+  }
+
+  /** Whether "hudi" resolves to {@link hudi.DefaultSource} only (Apache Hudi's bundle is not loaded). */
+  private static boolean hudiIsOnlyTheHint() {
+    try {
+      return DataSource.lookupDataSource("hudi", SQLConf.get()) == hudi.DefaultSource.class;
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   @Override
