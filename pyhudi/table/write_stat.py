@@ -56,3 +56,12 @@ def by_partition(stats: list[WriteStat]) -> dict[str, list[dict]]:
     for s in stats:
         out.setdefault(s.partition, []).append(s.to_commit_stat())
     return out
+
+
+def summary(operation: str, instant: str, stats: list[WriteStat], seconds: float) -> str:
+    """One line of what a commit did: "upsert 2026...: 1,000 inserted, 50 updated, 3 deleted, 12 files, 2.1 s"."""
+    inserted = sum(s.num_inserts for s in stats)
+    updated = sum(s.num_update_writes for s in stats)
+    deleted = sum(s.num_deletes for s in stats)
+    return (f"{operation} {instant}: {inserted:,} inserted, {updated:,} updated, {deleted:,} deleted, "
+            f"{len(stats):,} files, {seconds:.1f} s")

@@ -10,6 +10,7 @@ import contextlib
 import functools
 import logging
 import posixpath
+import time
 from dataclasses import dataclass, replace
 from typing import Iterator
 
@@ -27,7 +28,7 @@ from pyhudi.metadata.layout import completed_partitions
 from pyhudi.storage import Storage
 from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
-from pyhudi.table import properties
+from pyhudi.table import properties, write_stat
 from pyhudi.table.file_slices import FileSlice, file_groups
 from pyhudi.table.pending_plans import held_file_groups
 from pyhudi.table.rollback import drop_unlisted_files, rollback
@@ -138,7 +139,7 @@ class Writer:
 
     def _write(self, df: DataFrame | None, timeline: Timeline, create_schema: dict) -> str:
         """Steps 2-5 of the write protocol (docs/architecture.md); the instant written."""
-        action = self._action()
+        action, started = self._action(), time.monotonic()
         with self._planned(df) as plan:  # its checks fail before any instant is requested
             instant = timeline.new_instant_time()
             self._guard.requested(instant)
@@ -160,6 +161,7 @@ class Writer:
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
         self._commit(timeline, inflight, stats, replaced, commit_schema)
+        log.info(write_stat.summary(self.cfg.operation, instant, stats, time.monotonic() - started))
         crash_point("after_complete")
         self.storage.delete(posixpath.join(self.base, ".hoodie", ".temp", instant))
         return instant

@@ -173,3 +173,19 @@ def test_delete_on_a_new_table_deletes_nothing(spark, tmp_path):
     t.insert(_rows(spark, 3))
     t.delete(_rows(spark, 2, start=50))  # keys that are not there
     assert _ids(t.read()) == ["k0", "k1", "k2"]
+
+
+def test_each_commit_logs_one_line_of_what_it_did(spark, tmp_path, caplog):
+    import logging
+    import re
+
+    path = str(tmp_path / "t")
+    t = HudiTable(spark, path, OPTS)
+    t.insert(_rows(spark, 4))
+    with caplog.at_level(logging.INFO, logger="pyhudi"):
+        instant = t.upsert(_rows(spark, 3, ts=2, start=2))  # k2, k3 updated; k4 inserted
+        t.delete(_rows(spark, 1))
+    lines = [r.getMessage() for r in caplog.records if r.name == "pyhudi.write.client"]
+    assert len(lines) == 2, lines
+    assert re.fullmatch(rf"upsert {instant}: 1 inserted, 2 updated, 0 deleted, \d+ files, \d+\.\d s", lines[0])
+    assert re.fullmatch(r"delete \d{17}: 0 inserted, 0 updated, 1 deleted, \d+ files, \d+\.\d s", lines[1])
