@@ -99,3 +99,24 @@ def test_the_hudi_format_name_points_to_hudi_meta(spark, sql, tmp_path):
         with pytest.raises(IllegalArgumentException, match=hint):
             attempt()
     assert "hudi_named" not in [t.name for t in spark.catalog.listTables()]
+
+
+def test_cdc_read_of_a_catalog_table_has_the_cdc_columns(spark, sql, tmp_path):
+    """.table(name) with CDC options and SQL WITH (...): the rows and columns a load(path) CDC read gives (the
+    relation kept the snapshot's columns over CDC rows: count() 3, show() failed)."""
+    sql(f"CREATE TABLE cdc_cat (id INT, v STRING, ts BIGINT) USING `hudi-meta` LOCATION '{tmp_path / 'c'}' "
+        "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts', 'hoodie.table.cdc.enabled' = 'true')",
+        table="cdc_cat")
+    sql("INSERT INTO cdc_cat VALUES (1, 'a', 1), (2, 'b', 1)")
+    sql("UPDATE cdc_cat SET v = 'z' WHERE id = 1")
+    cdc = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.query.incremental.format": "cdc",
+           "hoodie.datasource.read.begin.instanttime": "0"}
+    by_path = sorted(spark.read.format("hudi-meta").options(**cdc).load(str(tmp_path / "c")).collect())
+    table = spark.read.options(**cdc).table("cdc_cat")
+    assert table.columns == ["op", "ts_ms", "before", "after"] and sorted(table.collect()) == by_path
+    assert [r.op for r in by_path] == ["i", "i", "u"]
+    with_options = ", ".join(f"`{k}` = '{v}'" for k, v in cdc.items())
+    assert sorted(sql(f"SELECT * FROM cdc_cat WITH ({with_options})").collect()) == by_path
+    assert sql(f"SELECT op, after FROM cdc_cat WITH ({with_options}) WHERE op = 'u'").collect()[0].after == \
+        '{"id":1,"v":"z","ts":1}'
+    assert "op" not in spark.table("cdc_cat").columns  # a read without the options keeps the table's columns

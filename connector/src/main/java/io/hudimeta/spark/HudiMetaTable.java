@@ -141,13 +141,30 @@ public final class HudiMetaTable
    * snapshot serves when the read adds nothing (load(path) passes its options to both).
    */
   private TableSnapshot snapshotFor(CaseInsensitiveStringMap readOptions) {
+    CaseInsensitiveStringMap effective = readWith(readOptions);
+    return effective.equals(options) ? snapshot() : TableSnapshot.load(ReadOptions.parse(effective));
+  }
+
+  private CaseInsensitiveStringMap readWith(CaseInsensitiveStringMap readOptions) {
     Map<String, String> merged = new HashMap<>(options);
     merged.putAll(readOptions);
     if (options.containsKey("path")) {
       merged.put("path", options.get("path")); // a catalog table is its location, whatever the read says
     }
-    CaseInsensitiveStringMap effective = new CaseInsensitiveStringMap(merged);
-    return effective.equals(options) ? snapshot() : TableSnapshot.load(ReadOptions.parse(effective));
+    return new CaseInsensitiveStringMap(merged);
+  }
+
+  /**
+   * The table as a read with {@code readOptions} sees it, columns included: a catalog table read as a
+   * CDC query (.table(name) with options, SQL WITH (...)) has the CDC columns, as load(path) has.
+   */
+  public HudiMetaTable forRead(CaseInsensitiveStringMap readOptions) {
+    return new HudiMetaTable(readWith(readOptions), null, snapshotFor(readOptions));
+  }
+
+  /** Whether {@code readOptions} ask for a CDC query, whose columns are not the table's. */
+  public static boolean readsChanges(CaseInsensitiveStringMap readOptions) {
+    return ReadOptions.asksForChanges(readOptions);
   }
 
   /** The existing table's config (its hoodie.properties). */

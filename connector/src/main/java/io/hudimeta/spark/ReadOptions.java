@@ -151,6 +151,12 @@ final class ReadOptions implements Serializable {
     }
   }
 
+  /** Whether options ask for Hudi's CDC format (any query type: the scan then says what else it needs). */
+  static boolean asksForChanges(Map<String, String> o) {
+    String format = o.get(INCREMENTAL_FORMAT);
+    return format != null && format.trim().equalsIgnoreCase("cdc");
+  }
+
   private static boolean cdc(String format) {
     return switch (format.trim().toLowerCase(Locale.ROOT)) {
       case "cdc" -> true;

@@ -17,6 +17,7 @@ public final class HudiSqlExtensions extends AbstractFunction1<SparkSessionExten
   public BoxedUnit apply(SparkSessionExtensions extensions) {
     extensions.injectHintResolutionRule(rule(MergeStarMarkers::new));
     extensions.injectResolutionRule(rule(session -> new DmlRewrite()));
+    extensions.injectResolutionRule(rule(session -> new CatalogReadColumns()));
     return BoxedUnit.UNIT;
   }
 
