@@ -13,9 +13,11 @@ from typing import Any, Callable, Mapping
 
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
-from pyhudi.services import clean, clustering, compaction, restore, rollback, savepoint
+from pyhudi.services import archival, clean, clustering, compaction, restore, rollback, savepoint
 from pyhudi.services.instant import ServiceTable, checked, run_each
+from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
+from pyhudi.table import properties
 from pyhudi.table.file_slices import listing_from_storage
 from pyhudi.table.pending_plans import clustering_slices, requested_plan
 from pyhudi.table.timeline import WRITE_ACTIONS, Instant
@@ -270,6 +272,36 @@ def rollback_to_savepoint(spark, path: str, args: Args) -> list[Row]:
     return [{"rollback_savepoint_result": True}]
 
 
+def show_savepoints(spark, path: str, args: Args) -> list[Row]:
+    """Hudi's ShowSavepointsProcedure: the savepoints' instant times, newest first."""
+    return [{"savepoint_time": t} for t in reversed(savepoint.savepoint_times(ServiceTable.open(path).timeline))]
+
+
+def delete_savepoint(spark, path: str, args: Args) -> list[Row]:
+    """Hudi's DeleteSavepointProcedure: false (and a warning saying why) when there is no such savepoint."""
+    try:
+        savepoint.delete(path, args["instant_time"])
+    except savepoint.SavepointError as e:
+        log.warning("delete_savepoint: %s", e)
+        return [{"delete_savepoint_result": False}]
+    return [{"delete_savepoint_result": True}]
+
+
+def show_table_properties(spark, path: str, args: Args) -> list[Row]:
+    """Hudi's ShowTablePropertiesProcedure: hoodie.properties as key/value rows, up to `limit`."""
+    props = properties.load(*Storage.for_uri(path))
+    return [{"key": k, "value": v} for k, v in sorted(props.items())][:_int(args, "limit", 10)]
+
+
+def archive_commits(spark, path: str, args: Args) -> list[Row]:
+    """Hudi's ArchiveCommitsProcedure: archives by min/max commits kept (Hudi's hoodie.keep.* keys); 0 when done."""
+    options = {o.KEEP_MIN_COMMITS.key: str(_int(args, "min_commits", 20)),
+               o.KEEP_MAX_COMMITS.key: str(_int(args, "max_commits", 30)),
+               o.CLEANER_COMMITS_RETAINED.key: str(_int(args, "retain_commits", 10))}
+    archival.archive(path, options)
+    return [{"result": 0}]
+
+
 # ---- the metadata table --------------------------------------------------------------------------
 
 def _metadata_writer(path: str):
@@ -319,4 +351,5 @@ def validate_metadata_table_files(spark, path: str, args: Args) -> list[Row]:
 PROCEDURES: dict[str, Callable[[Any, str, Args], list[Row]]] = {
     f.__name__: f for f in (show_commits, show_commit_files, rollback_to_instant, run_compaction, show_compaction,
                             run_clustering, run_clean, create_savepoint, rollback_to_savepoint,
+                            show_savepoints, delete_savepoint, show_table_properties, archive_commits,
                             show_metadata_table_stats, validate_metadata_table_files)}

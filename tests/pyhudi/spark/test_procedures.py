@@ -199,3 +199,31 @@ def test_a_bad_op_is_refused_by_name_whatever_the_table(spark, cow, procedure):
         spark.sql(f"CALL {procedure}(op => 'runn', path => '{path}')").collect()
     assert str(e.value) == ("op => 'runn': use 'schedule', 'execute' or 'scheduleAndExecute' (or 'run')")
     assert _instants(path) == before
+
+
+def test_savepoint_and_table_procedures_the_cli_has(spark, tmp_path):
+    """show_savepoints, delete_savepoint, show_table_properties and archive_commits, as CALL."""
+    path = str(tmp_path / "t")
+    options = {**_options("proc_more"), "hoodie.metadata.enable": "false"}  # no metadata-table bound on archival
+    for ts in range(1, 6):
+        _write(spark, path, options, range(3), ts)
+    first, second = _commit_times(path)[:2]
+    for t in (first, second):
+        spark.sql(f"CALL create_savepoint(path => '{path}', commit_time => '{t}')").collect()
+    assert _call(spark, f"CALL show_savepoints(path => '{path}')") == (
+        ["savepoint_time"], [{"savepoint_time": second}, {"savepoint_time": first}])
+    assert _call(spark, f"CALL delete_savepoint(path => '{path}', instant_time => '{first}')")[1] == [
+        {"delete_savepoint_result": True}]
+    assert _call(spark, f"CALL delete_savepoint(path => '{path}', instant_time => '{first}')")[1] == [
+        {"delete_savepoint_result": False}]
+    assert [r["savepoint_time"] for r in _call(spark, f"CALL show_savepoints(path => '{path}')")[1]] == [second]
+    spark.sql(f"CALL delete_savepoint(path => '{path}', instant_time => '{second}')").collect()
+    columns, rows = _call(spark, f"CALL show_table_properties(path => '{path}', limit => 100)")
+    props = {r["key"]: r["value"] for r in rows}
+    assert columns == ["key", "value"] and props["hoodie.table.name"] == "proc_more"
+    assert len(_call(spark, f"CALL show_table_properties(path => '{path}')")[1]) == 10
+    commits = len(_commit_times(path))
+    assert _call(spark, f"CALL archive_commits(path => '{path}', min_commits => 2, max_commits => 3, "
+                        "retain_commits => 1)")[1] == [{"result": 0}]
+    assert len(_commit_times(path)) == 2 < commits  # the active timeline keeps min_commits
+    assert sorted(_read(spark, path)) == ["k0", "k1", "k2"]

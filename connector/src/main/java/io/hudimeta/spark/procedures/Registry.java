@@ -156,6 +156,32 @@ final class Registry {
       List.of(TABLE, optional("instant_time", StringType, "''"), PATH),
       columns("rollback_savepoint_result:boolean")
     );
+    add("show_savepoints", "the savepoints, newest first", List.of(TABLE, PATH), columns("savepoint_time:string"));
+    add(
+      "delete_savepoint",
+      "delete a savepoint",
+      List.of(TABLE, required("instant_time", StringType), PATH),
+      columns("delete_savepoint_result:boolean")
+    );
+    add(
+      "show_table_properties",
+      "hoodie.properties, key by key",
+      List.of(TABLE, PATH, optional("limit", IntegerType, "10")),
+      columns("key:string,value:string")
+    );
+    add(
+      "archive_commits",
+      "move old instants of the active timeline into its history",
+      List.of(
+        TABLE,
+        PATH,
+        optional("min_commits", IntegerType, "20"),
+        optional("max_commits", IntegerType, "30"),
+        optional("retain_commits", IntegerType, "10"),
+        optional("enable_metadata", BooleanType, "true")
+      ),
+      columns("result:int")
+    );
     add(
       "show_metadata_table_stats",
       "sizes and file counts of the metadata table's partitions",
