@@ -234,8 +234,10 @@ class Writer:
     def _validate_input(self, df: DataFrame, current: dict | None) -> None:
         required = input_checks.columns(self.cfg, df, current)
         self._required = [c for c in required if df.schema[c].nullable]  # the ones the rows must be checked for
-        # a small batch to an existing table has its rows checked in the driver (_planned): no job here
-        self._rows_unchecked = self.props is not None and small_batch.may_apply(self.cfg, df)
+        # a small batch is taken to the driver (_planned), where the rows of one into an existing table are
+        # checked: no job here; a new table is made before that, so its first batch is checked first
+        self._small_batch = small_batch.may_apply(self.cfg, df)
+        self._rows_unchecked = self.props is not None and self._small_batch
         if not self._rows_unchecked:
             input_checks.check(df, self.cfg.record_key_fields, self._required)
 
@@ -282,7 +284,7 @@ class Writer:
             if cfg.table_type == "MERGE_ON_READ" or not plan.slices:  # no old rows to merge with:
                 yield replace(plan, incoming=self._incoming(keyed()))  # each row is read once, straight into the write
                 return
-        batch = small_batch.collect(keygen.without_stale_meta(df), keyed, cfg) if self._rows_unchecked else None
+        batch = small_batch.collect(keygen.without_stale_meta(df), keyed, cfg) if self._small_batch else None
         if batch is not None:
             input_checks.refuse_arrow(batch, cfg.record_key_fields, self._required)
         here, hits = (False, None) if batch is None else small_batch.driver_hits(
