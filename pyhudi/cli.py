@@ -179,8 +179,11 @@ def _run_planned(args, console: Console, action: str, run, nothing: str) -> int:
 
 def cmd_compact(args, console: Console) -> int:
     from pyhudi.services import compaction
-    return _run_planned(args, console, "compaction", compaction.compact,
-                        "compact: no pending plan and no file slice with log files")
+    nothing = "compact: no pending plan and no file slice with log files"
+    if args.instant is None and not compaction.may_have_work(args.path):  # said without starting Spark
+        console.print(f"nothing to {nothing}")
+        return 0
+    return _run_planned(args, console, "compaction", compaction.compact, nothing)
 
 
 def cmd_log_compact(args, console: Console) -> int:

@@ -214,6 +214,18 @@ def compact(spark: SparkSession, path: str, options: Mapping[str, str] | None = 
                        lambda: schedule(spark, path, options), lambda t: execute(spark, path, t, options, progress))
 
 
+def may_have_work(path: str) -> bool:
+    """Whether `compact` could do anything, from the timeline alone (no Spark): a pending plan, or a deltacommit
+    completed since the last compaction was requested (it may have written log files)."""
+    table = mor_table(path)
+    if pending_compactions(table):
+        return True
+    instants = table.timeline.instants()
+    last = max((i.requested_time for i in instants if i.is_completed and i.action == "commit"), default="")
+    return any(i.is_completed and i.action == "deltacommit" and (i.completion_time or i.requested_time) > last
+               for i in instants)
+
+
 def is_due(table: ServiceTable, options: Mapping[str, str]) -> bool:
     """Apache Hudi's inline trigger (hoodie.compact.inline.trigger.strategy), from the timeline alone."""
     instants = table.timeline.instants()

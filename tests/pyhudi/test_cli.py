@@ -39,3 +39,23 @@ def test_metadata_commands(spark, tmp_path):
     rc, out = _cli("timeline", path)
     assert rc == 0 and "commit" in out and "completed" in out
     assert _cli("timeline", path, module="pyhudi.cli") == (rc, out)  # the module the `pyhudi` script runs
+
+
+def test_compact_with_nothing_to_do_starts_no_spark(spark, tmp_path):
+    """Nothing to compact is known from the timeline: the CLI says so without a Spark session (one that tried
+    to start here would fail: SPARK_HOME names no Spark)."""
+    path = str(tmp_path / "t")
+    t = HudiTable(spark, path, {"hoodie.table.name": "cli_mor", "hoodie.datasource.write.recordkey.field": "id",
+                                "hoodie.datasource.write.table.type": "MERGE_ON_READ"})
+    rows = [(f"k{i}", i) for i in range(4)]
+    t.insert(spark.createDataFrame(rows, "id string, ts long"))
+    t.upsert(spark.createDataFrame(rows[:2], "id string, ts long"))
+    assert t.compact()
+    no_jvm = {**os.environ, "COLUMNS": "200", "SPARK_HOME": str(tmp_path / "no-spark")}
+    done = subprocess.run([sys.executable, "-m", "pyhudi", "compact", path], cwd=str(PROJECT), capture_output=True,
+                          text=True, timeout=300, env=no_jvm)
+    assert done.returncode == 0 and "nothing to compact" in done.stdout, done.stdout + done.stderr
+    t.upsert(spark.createDataFrame(rows[2:], "id string, ts long"))  # log files again: Spark is needed now
+    done = subprocess.run([sys.executable, "-m", "pyhudi", "compact", path], cwd=str(PROJECT), capture_output=True,
+                          text=True, timeout=300, env=no_jvm)
+    assert done.returncode != 0 and "nothing to compact" not in done.stdout
