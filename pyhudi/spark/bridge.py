@@ -12,13 +12,15 @@ import logging
 import sys
 import warnings
 
+from pyhudi.errors import HudiError
+
 JAVA_INTERFACE = "io.hudimeta.spark.WriteCallback"
 # starts the one line io.hudimeta.spark.CallbackErrors looks for in what py4j hands the JVM
 ERROR_MARKER = "pyhudi-callback-error:"
 LOG = logging.getLogger("pyhudi")
 
 
-class CallbackError(Exception):
+class CallbackError(HudiError):
     """How a callback's failure crosses py4j: one line, the marker and a JSON object of the error's
     kind, class and message. py4j sends the JVM the whole Python traceback; io.hudimeta.spark.CallbackErrors
     raises the message alone as a Java exception pyspark turns into a Python one."""

@@ -330,6 +330,22 @@ def show_metadata_table_stats(spark, path: str, args: Args) -> list[Row]:
     return [{"stat_key": k, "stat_value": str(v)} for k, v in sorted(stats.items())]
 
 
+def show_metadata_table_partitions(spark, path: str, args: Args) -> list[Row]:
+    """Hudi's ShowMetadataTablePartitionsProcedure: the data partitions the metadata table lists, sorted."""
+    return [{"partition": p} for p in _metadata_writer(path).files_listing()]
+
+
+def show_metadata_table_files(spark, path: str, args: Args) -> list[Row]:
+    """Hudi's ShowMetadataTableFilesProcedure: the files the metadata table lists in one data partition ('' for
+    a table without partitions), up to `limit`."""
+    partition = args.get("partition") or ""
+    listing = _metadata_writer(path).files_listing()
+    if partition not in listing:
+        raise ProcedureError(f"the metadata table of {path} lists no partition {partition!r} (its partitions: "
+                             f"{', '.join(repr(p) for p in listing) or 'none'})")
+    return [{"file_path": name} for name in sorted(listing[partition])][:_int(args, "limit", 100)]
+
+
 def validate_metadata_table_files(spark, path: str, args: Args) -> list[Row]:
     """Hudi's ValidateMetadataTableFilesProcedure: the files of each partition as the metadata table and a storage
     listing of committed files see them; only those that differ unless `verbose`."""
@@ -352,4 +368,5 @@ PROCEDURES: dict[str, Callable[[Any, str, Args], list[Row]]] = {
     f.__name__: f for f in (show_commits, show_commit_files, rollback_to_instant, run_compaction, show_compaction,
                             run_clustering, run_clean, create_savepoint, rollback_to_savepoint,
                             show_savepoints, delete_savepoint, show_table_properties, archive_commits,
-                            show_metadata_table_stats, validate_metadata_table_files)}
+                            show_metadata_table_stats, show_metadata_table_partitions,
+                            show_metadata_table_files, validate_metadata_table_files)}

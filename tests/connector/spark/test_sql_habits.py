@@ -120,3 +120,14 @@ def test_cdc_read_of_a_catalog_table_has_the_cdc_columns(spark, sql, tmp_path):
     assert sql(f"SELECT op, after FROM cdc_cat WITH ({with_options}) WHERE op = 'u'").collect()[0].after == \
         '{"id":1,"v":"z","ts":1}'
     assert "op" not in spark.table("cdc_cat").columns  # a read without the options keeps the table's columns
+
+
+def test_describe_extended_and_show_create_table_show_the_hudi_properties(sql, tmp_path):
+    _create(sql, tmp_path, "described", "id INT, ts BIGINT")
+    sql("INSERT INTO described VALUES (1, 1)")
+    described = {r[0]: r[1] for r in sql("DESCRIBE TABLE EXTENDED described").collect()}
+    assert "hoodie.table.recordkey.fields=id" in described["Table Properties"]
+    assert described["Provider"] == "hudi-meta"
+    shown = sql("SHOW CREATE TABLE described").collect()[0][0]
+    assert "USING hudi-meta" in shown and "'hoodie.table.type' = 'COPY_ON_WRITE'" in shown
+    assert "'hoodie.table.precombine.field' = 'ts'" in shown

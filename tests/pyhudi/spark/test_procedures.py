@@ -227,3 +227,17 @@ def test_savepoint_and_table_procedures_the_cli_has(spark, tmp_path):
                         "retain_commits => 1)")[1] == [{"result": 0}]
     assert len(_commit_times(path)) == 2 < commits  # the active timeline keeps min_commits
     assert sorted(_read(spark, path)) == ["k0", "k1", "k2"]
+
+
+def test_metadata_table_listing_procedures(spark, cow):
+    path, _ = cow
+    from pathlib import Path
+
+    assert _call(spark, f"CALL show_metadata_table_partitions(path => '{path}')") == (
+        ["partition"], [{"partition": "eu"}, {"partition": "us"}])
+    columns, rows = _call(spark, f"CALL show_metadata_table_files(path => '{path}', partition => 'eu')")
+    assert columns == ["file_path"] and [r["file_path"] for r in rows] == sorted(
+        p.name for p in Path(path, "eu").glob("*.parquet"))
+    assert len(_call(spark, f"CALL show_metadata_table_files(path => '{path}', partition => 'eu', limit => 1)")[1]) == 1
+    with pytest.raises(Exception, match="lists no partition 'asia'"):
+        spark.sql(f"CALL show_metadata_table_files(path => '{path}', partition => 'asia')").collect()

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -21,6 +22,7 @@ import org.apache.spark.sql.connector.catalog.SupportsPartitionManagement;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TruncatableTable;
 import org.apache.spark.sql.connector.catalog.index.SupportsIndex;
 import org.apache.spark.sql.connector.catalog.index.TableIndex;
@@ -96,6 +98,25 @@ public final class HudiMetaTable
       }
       return givenSchema; // a table the write is about to create: the incoming data's schema
     }
+  }
+
+  /**
+   * What DESCRIBE TABLE EXTENDED and SHOW CREATE TABLE print as the table's properties: its provider and
+   * location, and the Hudi table's own hoodie.properties (type, keys, ordering field, versions...).
+   */
+  @Override
+  public Map<String, String> properties() {
+    Map<String, String> out = new TreeMap<>();
+    try {
+      out.putAll(snapshot().config().properties());
+    } catch (TableNotFoundException e) {
+      // a table the write is about to create has no hoodie.properties yet
+    }
+    out.put(TableCatalog.PROP_PROVIDER, HudiMetaSource.SHORT_NAME);
+    if (options.containsKey("path")) {
+      out.put(TableCatalog.PROP_LOCATION, options.get("path"));
+    }
+    return out;
   }
 
   @Override

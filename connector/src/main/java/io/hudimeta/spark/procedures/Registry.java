@@ -189,6 +189,18 @@ final class Registry {
       columns("stat_key:string,stat_value:string")
     );
     add(
+      "show_metadata_table_partitions",
+      "the data partitions the metadata table lists",
+      List.of(TABLE, PATH),
+      columns("partition:string")
+    );
+    add(
+      "show_metadata_table_files",
+      "the files the metadata table lists in a partition",
+      List.of(TABLE, optional("partition", StringType, "''"), optional("limit", IntegerType, "100"), PATH),
+      columns("file_path:string")
+    );
+    add(
       "validate_metadata_table_files",
       "files the metadata table lists that storage does not hold, and the other way round",
       List.of(TABLE, optional("verbose", BooleanType, "false"), PATH),
