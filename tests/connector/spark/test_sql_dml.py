@@ -12,29 +12,7 @@ from pyhudi.log import HeaderKey, read_log_file
 from pyhudi.log.avro_content import decode_avro_content, decode_avro_records
 from tests.table_checks import unchanged_after
 
-# services off, so the timeline holds exactly the statements' instants (Hudi's SQL reads SET hoodie.*)
-QUIET = {"hoodie.compact.inline": "false", "hoodie.clean.automatic": "false", "hoodie.archive.automatic": "false"}
 COLUMNS = ("id", "name", "ts", "city")
-
-
-@pytest.fixture
-def sql(spark, tmp_path):
-    """spark.sql with the services switched off; drops the tables it made afterwards."""
-    for k, v in QUIET.items():
-        spark.conf.set(k, v)
-    made = []
-
-    def run(statement, table=None):
-        if table:
-            made.append(table)
-        return spark.sql(statement)
-
-    yield run
-    for t in made:
-        spark.sql(f"DROP TABLE IF EXISTS {t}")
-    for k in QUIET:
-        spark.conf.unset(k)
-    spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
 
 
 def _location(spark, table):

@@ -3,28 +3,6 @@ hoodie.spark.sql.insert.into.operation says otherwise, a static partition after 
 INSERT with a column list, SHOW PARTITIONS after DROP PARTITION, and a table name of the path's own."""
 import pytest
 
-QUIET = {"hoodie.compact.inline": "false", "hoodie.clean.automatic": "false", "hoodie.archive.automatic": "false"}
-
-
-@pytest.fixture
-def sql(spark, tmp_path):
-    for k, v in QUIET.items():
-        spark.conf.set(k, v)
-    made = []
-
-    def run(statement, table=None):
-        if table:
-            spark.sql(f"DROP TABLE IF EXISTS {table}")
-            made.append(table)
-        return spark.sql(statement)
-
-    yield run
-    for t in made:
-        spark.sql(f"DROP TABLE IF EXISTS {t}")
-    for k in (*QUIET, "hoodie.spark.sql.insert.into.operation"):
-        spark.conf.unset(k)
-
-
 def _rows(sql, query):
     return sorted(tuple(r) for r in sql(query).collect())
 
