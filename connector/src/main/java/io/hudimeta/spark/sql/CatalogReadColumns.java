@@ -45,16 +45,21 @@ public final class CatalogReadColumns extends Rule<LogicalPlan> {
     return out;
   }
 
+  /** Whether {@code r} reads a hudi-meta table as CDC and still has the table's own columns. */
+  private static boolean lacksReadColumns(DataSourceV2Relation r) {
+    return (
+      r.table() instanceof HudiMetaTable &&
+      HudiMetaTable.readsChanges(r.options()) &&
+      !r.output().exists(a -> a.name().equals("op"))
+    );
+  }
+
   private static LogicalPlan asRead(DataSourceV2Relation r) {
-    if (
-      !(r.table() instanceof HudiMetaTable table) ||
-      !HudiMetaTable.readsChanges(r.options()) ||
-      r.output().exists(a -> a.name().equals("op"))
-    ) {
+    if (!lacksReadColumns(r)) {
       return r;
     }
     return DataSourceV2Relation.create(
-      table.forRead(r.options()),
+      ((HudiMetaTable) r.table()).forRead(r.options()),
       r.catalog(),
       r.identifier(),
       r.options(),
@@ -65,7 +70,8 @@ public final class CatalogReadColumns extends Rule<LogicalPlan> {
   /** A Project listing exactly the columns of a CDC-read relation it stands on whose columns are not CDC's yet. */
   private static boolean expandsAll(Project p) {
     DataSourceV2Relation r = Catalyst.hudiRelation(p.child());
-    if (r == null || asRead(r) == r) {
+    if (r == null || !lacksReadColumns(r)) {
+      // asked without loading the read's snapshot
       return false;
     }
     List<Attribute> columns = new ArrayList<>(Catalyst.list(r.output()));
