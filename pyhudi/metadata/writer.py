@@ -53,7 +53,7 @@ from pyhudi.metadata.state import DataTimeline, MdtState
 from pyhudi.metadata.stats import DEFAULT_MAX_COLUMNS_TO_INDEX, columns_to_index, read_footer
 from pyhudi.metadata.validate import differences
 from pyhudi.storage import Storage
-from pyhudi.table import properties
+from pyhudi.table import index_definitions, properties
 from pyhudi.table.file_slices import file_id_and_instant, listing_from_storage
 from pyhudi.table.timeline import COMPLETED, Instant, InstantTimeGenerator, Timeline
 from pyhudi.table.write_stat import WriteStat
@@ -165,6 +165,17 @@ class MetadataWriter:
         properties.save(self.storage, self.base_path, current, updated=True)
         self.data_props.clear()
         self.data_props.update(current)
+        self._define_column_stats()
+
+    def _define_column_stats(self) -> None:
+        """Apache Hudi defines the column_stats index (its columns) while the partition is built, and its
+        partition-stats pruning needs that definition: kept in step with the listed partitions."""
+        cols = index_definitions.COLUMN_STATS in completed_partitions(self.data_props) and \
+            self.columns(DataTimeline(self.data_timeline()))
+        if cols:
+            index_definitions.define_column_stats(self.storage, self.base_path, self.data_props, cols)
+        else:
+            index_definitions.remove(self.storage, self.base_path, self.data_props, index_definitions.COLUMN_STATS)
 
     # ---- initialisation -------------------------------------------------------------------
     def initialize(self, data_timeline: Timeline | None = None,

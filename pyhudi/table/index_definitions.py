@@ -16,6 +16,7 @@ from pyhudi.table import properties
 DEFS_PATH_KEY = "hoodie.table.index.defs.path"
 DEFAULT_DEFS_PATH = ".hoodie/.index_defs/index.json"
 SECONDARY_INDEX_TYPE = "secondary_index"
+COLUMN_STATS = "column_stats"
 
 
 class IndexDefinitionError(HudiError, ValueError):
@@ -48,6 +49,18 @@ def define_secondary(storage: Storage, base: str, props: dict[str, str], partiti
     definitions[partition] = {"indexName": partition, "indexType": SECONDARY_INDEX_TYPE, "indexFunction": "identity",
                               "sourceFields": [column], "indexOptions": {}}
     _save(storage, base, props, definitions)
+
+
+def define_column_stats(storage: Storage, base: str, props: dict[str, str], columns: list[str]) -> None:
+    """Defines the column_stats index over `columns`, as Apache Hudi 1.0 does when it builds the partition:
+    its partition-stats pruning (PartitionStatsIndexSupport) reads the indexed columns from this definition
+    and fails a filtered query on a table whose definitions file lacks it."""
+    definitions = load(storage, base, props)
+    wanted = {"indexName": COLUMN_STATS, "indexType": COLUMN_STATS, "indexFunction": COLUMN_STATS,
+              "sourceFields": list(columns), "indexOptions": {}}
+    if definitions.get(COLUMN_STATS) != wanted:
+        definitions[COLUMN_STATS] = wanted
+        _save(storage, base, props, definitions)
 
 
 def remove(storage: Storage, base: str, props: dict[str, str], partition: str) -> None:
