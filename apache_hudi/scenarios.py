@@ -73,7 +73,11 @@ class Runner:
         out, model, history = Outcome(scenario.name), Model(partitioned=scenario.partitioned), []
         savepoints: dict = {}
         for number, step in enumerate(scenario.steps, start=1):
-            instant = self._apply(scenario, step, path, model, savepoints, number)
+            try:
+                instant = self._apply(scenario, step, path, model, savepoints, number)
+            except HudiError as exc:  # Apache Hudi refused to write on the table: a finding, the scenario ends
+                out.differences.append(f"step {number} {step.op} by {step.by}: Apache Hudi fails: {_cause(exc)}")
+                return out
             out.steps = number
             if instant:
                 history.append((instant, model.canon()))
@@ -187,11 +191,14 @@ class Runner:
             ours = self._ours_unless_cleaned(out, "cdc", path, **cdc)
             if ours is not None:
                 self._compare(out, f"cdc after {history[0][0]}", None, ours, self._theirs(path, **cdc))
+        from apache_hudi import listings
         from apache_hudi.validate import validate
 
         for release, hudi in self.hudis.items():
             out.checked.append(f"validator {release}")
             out.differences += [f"validator {release}: {p}" for p in validate(hudi, path)]
+            out.checked.append(f"listing procedures {release}")
+            out.differences += [f"procedures {release}: {p}" for p in listings.differences(hudi, path)]
 
 
 def _cause(exc: Exception) -> str:

@@ -19,7 +19,12 @@ HUDI_SESSION = {  # Apache Hudi's quick-start settings for Spark 3.5
     "spark.sql.extensions": "org.apache.spark.sql.hudi.HoodieSparkSessionExtension",
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.hudi.catalog.HoodieCatalog",
 }
+# Java 17: Kryo serialises Hudi's file-system view, whose lock lives in a package Spark 3.5 does not open
+OPENS = " ".join(f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in ("java.util.concurrent.locks",
+                                                                     "java.util.concurrent.atomic"))
 HARNESS_SESSION = {
+    "spark.driver.extraJavaOptions": OPENS,
+    "spark.executor.extraJavaOptions": OPENS,
     "spark.master": "local[2]",
     "spark.ui.enabled": "false",
     "spark.sql.shuffle.partitions": "2",
