@@ -13,7 +13,7 @@ def run(only: list[str]) -> int:
     from apache_hudi.matrix import FULL
     from apache_hudi.process import ApacheHudi
     from apache_hudi.releases import RELEASES
-    from apache_hudi.scenarios import Runner
+    from apache_hudi.scenarios import Outcome, Runner
     from pyhudi import spark_session
 
     spark = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
@@ -27,7 +27,11 @@ def run(only: list[str]) -> int:
             if only and not any(o in scenario.name for o in only):
                 continue
             started = time.time()
-            outcome = runner.run(scenario, str(work / scenario.name))
+            try:
+                outcome = runner.run(scenario, str(work / scenario.name))
+            except Exception as exc:  # one scenario's crash is its result, the others still run
+                outcome = Outcome(scenario.name, differences=[f"the scenario crashed: {type(exc).__name__}: "
+                                                              f"{str(exc).splitlines()[0][:300]}"])
             rows.append((scenario, outcome, time.time() - started))
             print(f"{scenario.name}: {'pass' if outcome.ok else 'FAIL'} ({len(outcome.checked)} checks)", flush=True)
             for line in outcome.differences:

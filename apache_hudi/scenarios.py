@@ -219,7 +219,7 @@ def _diff(got: dict, want: dict) -> str:
     if got.get("columns") != want.get("columns"):
         return f"columns {got.get('columns')} != {want.get('columns')}"
     g, w = [tuple(r) for r in got["rows"]], [tuple(r) for r in want["rows"]]
-    extra, missing = sorted(set(g) - set(w)), sorted(set(w) - set(g))
+    extra, missing = sorted(set(g) - set(w), key=str), sorted(set(w) - set(g), key=str)
     return f"{len(g)} rows (want {len(w)}): extra {extra[:2]}, missing {missing[:2]}"
 
 
