@@ -48,7 +48,10 @@ def _fleet(steps: int) -> list[Step]:
 
 MIXED_FLEET_SHORT = _s("mixed-fleet-v8-short", _fleet(8), "MERGE_ON_READ", **SERVICES)
 
-LEAN = (COW_WRITES, MOR_RECORD_INDEX, MOR_UNPARTITIONED, MIXED_FLEET_SHORT)
+COW_CDC = _s("cow-cdc", [Step("upsert", ALL), Step("upsert", SOME), Step("delete", FEW)],
+             hoodie__table__cdc__enabled="true")
+
+LEAN = (COW_WRITES, MOR_RECORD_INDEX, MOR_UNPARTITIONED, MIXED_FLEET_SHORT, COW_CDC)
 
 FULL = LEAN + (
     _s("cow-unpartitioned", [Step("upsert", ALL), Step("upsert", SOME), Step("delete", FEW),
@@ -72,7 +75,6 @@ FULL = LEAN + (
                                  Step("delete", (4,)), Step("restore"), Step("upsert", (9,))]),
     _s("mor-archival", [Step("upsert", ALL)] + [Step("upsert", (n, n + 1)) for n in range(8)] + [Step("archive")],
        "MERGE_ON_READ", **SERVICES),
-    _s("cow-cdc", [Step("upsert", ALL), Step("upsert", SOME), Step("delete", FEW)], hoodie__table__cdc__enabled="true"),
     _s("mor-cdc", [Step("upsert", ALL), Step("upsert", SOME), Step("delete", FEW), Step("compact")], "MERGE_ON_READ",
        hoodie__table__cdc__enabled="true"),
     _s("mixed-fleet-v8", _fleet(22), "MERGE_ON_READ", **SERVICES),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from apache_hudi.model import CITIES, Model, table
 from apache_hudi.process import HudiError
+from apache_hudi.releases import NEWEST
 
 WRITES = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
           "delete_partition")
@@ -189,8 +190,9 @@ class Runner:
             cdc = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.query.incremental.format": "cdc",
                    "hoodie.datasource.read.begin.instanttime": history[0][0]}
             ours = self._ours_unless_cleaned(out, "cdc", path, **cdc)
-            if ours is not None:
-                self._compare(out, f"cdc after {history[0][0]}", None, ours, self._theirs(path, **cdc))
+            if ours is not None:  # against the newest release: 1.0.2 leaves out some copy-on-write deletes
+                theirs = {v: read for v, read in self._theirs(path, **cdc).items() if v == NEWEST}
+                self._compare(out, f"cdc after {history[0][0]}", None, ours, theirs)
         from apache_hudi import listings
         from apache_hudi.validate import validate
 

@@ -96,7 +96,7 @@ def test_cdc_read_of_a_catalog_table_has_the_cdc_columns(spark, sql, tmp_path):
     with_options = ", ".join(f"`{k}` = '{v}'" for k, v in cdc.items())
     assert sorted(sql(f"SELECT * FROM cdc_cat WITH ({with_options})").collect()) == by_path
     assert sql(f"SELECT op, after FROM cdc_cat WITH ({with_options}) WHERE op = 'u'").collect()[0].after == \
-        '{"id":1,"v":"z","ts":1}'
+        '{"id": 1, "v": "z", "ts": 1}'
     assert "op" not in spark.table("cdc_cat").columns  # a read without the options keeps the table's columns
 
 

@@ -57,8 +57,8 @@ def test_streaming_read_in_cdc_format_returns_each_change(spark, tmp_path):
          .option("checkpointLocation", ck).trigger(availableNow=True).start().awaitTermination())
 
     run()
-    assert got == [("i", None, '{"id":1,"ts":1,"v":"a"}')]
+    assert got == [("i", "null", '{"id": 1, "ts": 1, "v": "a"}')]  # Apache Hudi's image text
     table.upsert(_rows(spark, (1, 2, "b")))
     got.clear()
     run()
-    assert got == [("u", '{"id":1,"ts":1,"v":"a"}', '{"id":1,"ts":2,"v":"b"}')]
+    assert got == [("u", '{"id": 1, "ts": 1, "v": "a"}', '{"id": 1, "ts": 2, "v": "b"}')]

@@ -4,7 +4,6 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.substring_index;
-import static org.apache.spark.sql.functions.to_json;
 
 import io.hudimeta.log.LogBlock;
 import io.hudimeta.log.LogBlockType;
@@ -114,7 +113,12 @@ final class CdcLogReader {
     }
     return SparkSession.active()
       .createDataFrame(rows, type)
-      .select(col("op"), col("ts_ms"), to_json(col("before")).as("before"), to_json(col("after")).as("after"));
+      .select(
+        col("op"),
+        col("ts_ms"),
+        CdcImages.text(col("before"), data).as("before"),
+        CdcImages.text(col("after"), data).as("after")
+      );
   }
 
   private static List<LogBlock> read(TableSnapshot snapshot, String file) {
@@ -126,13 +130,14 @@ final class CdcLogReader {
     }
   }
 
-  /** A snapshot row's CDC image: JSON of its data columns (Hudi's meta columns left out), one form for logged and inferred changes. */
+  /** A snapshot row's CDC image: its data columns (Hudi's meta columns left out) in Hudi's text, one form for logged and inferred changes. */
   static Column image(StructType snapshotSchema) {
-    StructField[] data = TablePartitions.dataSchema(snapshotSchema).fields();
+    StructType dataType = TablePartitions.dataSchema(snapshotSchema);
+    StructField[] data = dataType.fields();
     Column[] columns = new Column[data.length];
     for (int i = 0; i < data.length; i++) {
       columns[i] = col(data[i].name());
     }
-    return to_json(struct(columns));
+    return CdcImages.text(struct(columns), dataType);
   }
 }

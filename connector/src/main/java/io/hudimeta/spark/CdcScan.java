@@ -1,5 +1,6 @@
 package io.hudimeta.spark;
 
+import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
@@ -34,7 +35,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * An incremental query in Apache Hudi's CDC format ({@code hoodie.datasource.query.incremental.format=cdc}):
  * one row per change of each commit in the range, {@code op} ({@code i}, {@code u}, {@code d}),
  * {@code ts_ms} (the commit's instant time) and the record's {@code before} / {@code after} images as
- * JSON of its data columns (Hudi's meta columns left out). A commit that logged its changes with both
+ * Hudi writes them ({@link CdcImages}: its data columns, Hudi's meta columns left out). A commit that logged its changes with both
  * images is read from its CDC log files ({@link CdcLogReader}); the others' changes are inferred as Hudi
  * infers them: each commit's partitions read as of the commit before it and as of the commit, joined on
  * the record key. Compaction and clustering change no record and yield none.
@@ -112,6 +113,9 @@ final class CdcScan implements Scan, Batch {
   private Dataset<Row> changes() {
     Dataset<Row> all = SparkSession.active().createDataFrame(List.of(), SCHEMA);
     for (Instant commit : snapshot.incrementalCommits()) {
+      if (!afterBegin(commit)) {
+        continue;
+      }
       CommitMetadata meta = snapshot.timeline().commitMetadata(commit);
       if (meta != null && !NO_CHANGES.contains(String.valueOf(meta.operationType()).toUpperCase())) {
         Dataset<Row> logged = CdcLogReader.changes(snapshot, commit, meta);
@@ -119,6 +123,17 @@ final class CdcScan implements Scan, Batch {
       }
     }
     return all;
+  }
+
+  /**
+   * Apache Hudi's CDC query (1.0.2 and 1.2.0 alike) takes the commits whose instant time is after the begin
+   * instant, where its incremental query takes those that completed after it: a commit started at the begin
+   * instant is in the incremental answer and not in the CDC one. A micro-batch's begin is the completion time
+   * the stream reached, so streaming keeps the incremental range (no commit is skipped between batches).
+   */
+  private boolean afterBegin(Instant commit) {
+    ReadOptions o = snapshot.readOptions();
+    return o.streamBatch || o.beginInstant == null || commit.requestedTime().compareTo(o.beginInstant) > 0;
   }
 
   /** One commit's changes: its partitions before and after it, joined on the record key. */
@@ -141,8 +156,8 @@ final class CdcScan implements Scan, Batch {
       .select(
         when(col("b_key").isNull(), lit("i")).when(col("a_key").isNull(), lit("d")).otherwise(lit("u")).as("op"),
         lit(commit.requestedTime()).as("ts_ms"),
-        col("before"),
-        col("after")
+        coalesce(col("before"), lit("null")).as("before"),
+        coalesce(col("after"), lit("null")).as("after")
       );
   }
 

@@ -80,6 +80,8 @@ final class ReadOptions implements Serializable {
   final Map<String, String> viewOptions = new HashMap<>();
   final String streamStart;
   final boolean cdc;
+  /** One micro-batch of a streaming read ({@link #incremental}): its begin is a completion time. */
+  boolean streamBatch;
   private final Map<String, String> given;
 
   private ReadOptions(Map<String, String> o) {
@@ -175,7 +177,9 @@ final class ReadOptions implements Serializable {
   /** These options as an incremental query of the commits in (begin, end]: one micro-batch of a streaming read. */
   ReadOptions incremental(String begin, String end) {
     Map<String, String> o = with(Map.of(QUERY_TYPE, "incremental", BEGIN, begin, END, end));
-    return new ReadOptions(new org.apache.spark.sql.util.CaseInsensitiveStringMap(o));
+    ReadOptions batch = new ReadOptions(new org.apache.spark.sql.util.CaseInsensitiveStringMap(o));
+    batch.streamBatch = true;
+    return batch;
   }
 
   /**
