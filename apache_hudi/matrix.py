@@ -2,7 +2,7 @@
 
     python -m apache_hudi matrix [--only NAME]      (results: apache_hudi/results/matrix.md)
 
-Keys are the model's ints; CITY_KEYS[c] are the keys of partition c."""
+Keys are the model's ints; key k lives in partition CITIES[k % 3] (apache_hudi.model)."""
 from __future__ import annotations
 
 from apache_hudi.releases import TABLE_VERSION_8 as V8

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from apache_hudi.model import CITIES, Model, table
+from apache_hudi.model import Model, row, table
 from apache_hudi.process import HudiError
 from apache_hudi.releases import NEWEST
 
@@ -91,7 +91,7 @@ class Runner:
     def _apply(self, scenario: Scenario, step: Step, path: str, model: Model, savepoints: dict, number: int):
         from pyhudi import HudiTable
 
-        rows = table([_row(k, number) for k in step.keys])
+        rows = table([row(k, number) for k in step.keys])
         if step.by != "pyhudi":
             return self._hudi_step(scenario, step, path, model, rows, number)
         t = HudiTable(self.spark, path, scenario.options)
@@ -118,7 +118,7 @@ class Runner:
                 "hoodie.write.table.version": _table_version(path, hudi.release.table_version)}
         if step.op == "delete_partition":
             opts["hoodie.datasource.write.partitions.to.delete"] = ",".join(step.partitions)
-            rows = table([_row(0, number)]).slice(0, 0)
+            rows = table([])
         if step.op in WRITES:
             hudi.write(path, rows, **opts)
             model.apply(step.op, step.keys, number, step.partitions)
@@ -211,12 +211,6 @@ def _cause(exc: Exception) -> str:
     return " ".join([causes[-1].strip()[:400]] + frames)
 
 
-def _row(key: int, version: int) -> tuple:
-    from apache_hudi.model import row
-
-    return row(key, version)
-
-
 def _diff(got: dict, want: dict) -> str:
     if got.get("columns") != want.get("columns"):
         return f"columns {got.get('columns')} != {want.get('columns')}"
@@ -250,6 +244,3 @@ def _table_version(path: str, new_table: int) -> str:
         if line.startswith("hoodie.table.version="):
             return line.split("=", 1)[1]
     return str(new_table)
-
-
-CITY_KEYS = {c: tuple(k for k in range(60) if k % len(CITIES) == i) for i, c in enumerate(CITIES)}
