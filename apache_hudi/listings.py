@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from apache_hudi.process import ApacheHudi
+from apache_hudi.validate import table_properties
 
 COMMIT_ACTIONS = ("commit", "deltacommit", "replacecommit")
 EARLIEST, LATEST = "19700101000000000", "99991231235959999"
@@ -37,7 +38,7 @@ def differences(hudi: ApacheHudi, path: str) -> list[str]:
 
 
 def _merge_on_read(path: str) -> bool:
-    return "hoodie.table.type=MERGE_ON_READ" in (Path(path) / ".hoodie" / "hoodie.properties").read_text()
+    return table_properties(path).get("hoodie.table.type") == "MERGE_ON_READ"
 
 
 def timeline_instants(path: str) -> dict:

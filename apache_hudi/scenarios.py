@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from apache_hudi import listings
+from apache_hudi.listings import timeline_instants
 from apache_hudi.model import Model, row, table
 from apache_hudi.process import HudiError
 from apache_hudi.releases import NEWEST
+from apache_hudi.validate import table_properties, validate
 
 WRITES = ("upsert", "insert", "bulk_insert", "delete", "insert_overwrite", "insert_overwrite_table",
           "delete_partition")
@@ -193,9 +196,6 @@ class Runner:
             if ours is not None:  # against the newest release: 1.0.2 leaves out some copy-on-write deletes
                 theirs = {v: read for v, read in self._theirs(path, **cdc).items() if v == NEWEST}
                 self._compare(out, f"cdc after {history[0][0]}", None, ours, theirs)
-        from apache_hudi import listings
-        from apache_hudi.validate import validate
-
         for release, hudi in self.hudis.items():
             out.checked.append(f"validator {release}")
             out.differences += [f"validator {release}: {p}" for p in validate(hudi, path)]
@@ -219,28 +219,18 @@ def _diff(got: dict, want: dict) -> str:
     return f"{len(g)} rows (want {len(w)}): extra {extra[:2]}, missing {missing[:2]}"
 
 
-def _timeline(path: str):
-    from pathlib import Path
-
-    return sorted(p.name for p in (Path(path) / ".hoodie" / "timeline").iterdir() if p.is_file())
-
-
 def _latest_commit(path: str) -> str:
-    done = [n for n in _timeline(path) if n.split(".")[-1] in ("commit", "deltacommit", "replacecommit")
-            and "_" in n.split(".")[0]]
-    return max(done).split("_")[0]
+    return max(timeline_instants(path)["commits"])
 
 
 def _still_in_timeline(path: str, instant: str) -> bool:
-    return any(n.startswith(instant) for n in _timeline(path))
+    return instant in timeline_instants(path)["commits"]
 
 
 def _table_version(path: str, new_table: int) -> str:
     """The table's version (a release writing on our table keeps it), or `new_table` for a table not made yet."""
     from pathlib import Path
 
-    props = Path(path) / ".hoodie" / "hoodie.properties"
-    for line in props.read_text().splitlines() if props.exists() else ():
-        if line.startswith("hoodie.table.version="):
-            return line.split("=", 1)[1]
-    return str(new_table)
+    if not (Path(path) / ".hoodie" / "hoodie.properties").exists():
+        return str(new_table)
+    return table_properties(path)["hoodie.table.version"]

@@ -127,11 +127,14 @@ def _same(shown, value) -> bool:
     return shown == value
 
 
-def _properties(base: str) -> dict:
-    text = (Path(base) / ".hoodie" / "hoodie.properties").read_text()
-    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+def table_properties(base: str) -> dict:
+    """The table's hoodie.properties, read by pyhudi's own loader (escapes, the backup file)."""
+    from pyhudi.storage import Storage
+    from pyhudi.table import properties
+
+    return properties.load(*Storage.for_uri(str(base)))
 
 
 def _metadata_partitions(base: str) -> set[str]:
-    value = _properties(base).get("hoodie.table.metadata.partitions", "")
+    value = table_properties(base).get("hoodie.table.metadata.partitions", "")
     return {p for p in value.split(",") if p}

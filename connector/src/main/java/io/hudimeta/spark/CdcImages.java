@@ -49,7 +49,7 @@ final class CdcImages {
     } else if (type instanceof StructType s) {
       record((Row) v, s, out);
     } else if (type instanceof ArrayType a) {
-      list(v instanceof Row ? List.of() : listOf(v), a.elementType(), out);
+      list(listOf(v), a.elementType(), out);
     } else if (type instanceof MapType m) {
       map(mapOf(v), m, out);
     } else if (v instanceof String s) {
