@@ -6,6 +6,7 @@ driver's Python process and is reached over pyspark's own py4j gateway, as ``for
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -75,7 +76,8 @@ class WriteCallback:
 
         spark = _session_for(jdf)
         # write_dataframe is looked up on every call, so a replaced client (tests) is the one used
-        write_api.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
+        counts = write_api.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
+        return None if counts is None else json.dumps(dataclasses.asdict(counts))
 
     @_reported
     def writeBatch(self, jdf, path, options, batch_id, writer):  # noqa: N802 (the Java interface's name)

@@ -58,10 +58,22 @@ def by_partition(stats: list[WriteStat]) -> dict[str, list[dict]]:
     return out
 
 
-def summary(operation: str, instant: str, stats: list[WriteStat], seconds: float) -> str:
+@dataclass(frozen=True)
+class Counts:
+    """The records a commit inserted, updated and deleted (the sums of its HoodieWriteStats), as SQL DML
+    reports them."""
+    instant: str
+    inserted: int
+    updated: int
+    deleted: int
+
+    @classmethod
+    def of(cls, instant: str, stats: list[WriteStat]) -> "Counts":
+        return cls(instant, sum(s.num_inserts for s in stats), sum(s.num_update_writes for s in stats),
+                   sum(s.num_deletes for s in stats))
+
+
+def summary(operation: str, counts: Counts, files: int, seconds: float) -> str:
     """One line of what a commit did: "upsert 2026...: 1,000 inserted, 50 updated, 3 deleted, 12 files, 2.1 s"."""
-    inserted = sum(s.num_inserts for s in stats)
-    updated = sum(s.num_update_writes for s in stats)
-    deleted = sum(s.num_deletes for s in stats)
-    return (f"{operation} {instant}: {inserted:,} inserted, {updated:,} updated, {deleted:,} deleted, "
-            f"{len(stats):,} files, {seconds:.1f} s")
+    return (f"{operation} {counts.instant}: {counts.inserted:,} inserted, {counts.updated:,} updated, "
+            f"{counts.deleted:,} deleted, {files:,} files, {seconds:.1f} s")

@@ -93,6 +93,7 @@ class Writer:
         self._found: DataFrame | None = None  # the record index's locations of the batch's keys
         self.lookups: bloom_index.Counters | None = None  # what a bloom index lookup checked and skipped
         self._cached: list[DataFrame] = []  # kept until the commit has read them
+        self.counts: write_stat.Counts | None = None  # what the commit inserted, updated, deleted
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
@@ -161,7 +162,8 @@ class Writer:
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
         self._commit(timeline, inflight, stats, replaced, commit_schema)
-        log.info(write_stat.summary(self.cfg.operation, instant, stats, time.monotonic() - started))
+        self.counts = write_stat.Counts.of(instant, stats)
+        log.info(write_stat.summary(self.cfg.operation, self.counts, len(stats), time.monotonic() - started))
         crash_point("after_complete")
         self.storage.delete(posixpath.join(self.base, ".hoodie", ".temp", instant))
         return instant

@@ -6,16 +6,17 @@ import posixpath
 
 from pyhudi.config import options as o
 from pyhudi.storage import Storage
-from pyhudi.table import properties
+from pyhudi.table import properties, write_stat
 from pyhudi.write.client import HudiWriteError, Writer
 from pyhudi.write.config import WriteOptionError
 
 SAVE_MODES = ("append", "overwrite", "errorifexists", "ignore")
 
 
-def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) -> None:
+def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) -> write_stat.Counts | None:
     """Write `df` to the table at `path` with Hudi options, under a Spark SaveMode name
-    ("append", "overwrite", "errorifexists", "ignore"), with Apache Hudi's meaning of each."""
+    ("append", "overwrite", "errorifexists", "ignore"), with Apache Hudi's meaning of each; what the commit
+    did (None when the mode wrote nothing)."""
     mode = mode.lower()
     if mode not in SAVE_MODES:
         raise WriteOptionError(f"save mode {mode!r} is not valid; valid values: {', '.join(SAVE_MODES)}")
@@ -29,12 +30,14 @@ def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) ->
         raise HudiWriteError(f"table already exists at {path}; use mode('append') to add to it or "
                              "mode('overwrite') to replace its contents")
     if exists and mode == "ignore":
-        return
+        return None
     if mode == "overwrite":
         options[o.OPERATION.key] = "insert_overwrite_table"
         if exists:  # Hudi checks no option against the table's when the save mode is Overwrite
             options.pop(o.TABLE_NAME.key, None)
-    Writer(spark, path, options).write(df)
+    writer = Writer(spark, path, options)
+    writer.write(df)
+    return writer.counts
 
 
 class HudiTable:

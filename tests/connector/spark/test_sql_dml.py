@@ -1,7 +1,8 @@
 """Spark SQL on hudi-meta tables: CREATE TABLE with Hudi's table properties, CTAS, INSERT INTO / INSERT OVERWRITE
 (static and dynamic partitions), UPDATE, DELETE, MERGE INTO, ALTER TABLE ADD COLUMNS, SHOW PARTITIONS, TRUNCATE.
 A script runs on copy-on-write and merge-on-read tables, partitioned and not; after each statement the rows
-equal an in-test model, hudi-rs reads the same rows, and every DML statement made exactly one instant. Bad DML
+equal an in-test model, hudi-rs reads the same rows, and every DML statement made exactly one instant;
+UPDATE, DELETE and MERGE answer with the rows they changed, as Delta Lake's do. Bad DML
 fails with an error naming the fix and leaves the table's files as they were."""
 from pathlib import Path
 
@@ -46,8 +47,11 @@ class Script:
         self.spark, self.sql, self.table, self.partitioned = spark, sql, table, partitioned
         self.model, self.instants, self.columns = {}, 0, COLUMNS
 
-    def run(self, statement, model, instants=1):
-        self.sql(statement)
+    def run(self, statement, model, instants=1, counts=None):
+        """`counts`: the row the statement answers with (Delta's num_affected_rows ...), when it has one."""
+        answer = self.sql(statement).collect()
+        if counts is not None:
+            assert [r.asDict() for r in answer] == [counts], statement
         self.model = model
         self.instants += instants
         path = _location(self.spark, self.table)
@@ -71,15 +75,17 @@ def test_sql_script_is_one_instant_per_statement(spark, sql, kind, partitioned):
     s.run(f"INSERT INTO {t} VALUES (1, 'a', 1, 'x'), (2, 'b', 1, 'y'), (3, 'c', 1, 'x')",
           {1: (1, "a", 1, "x"), 2: (2, "b", 1, "y"), 3: (3, "c", 1, "x")})
     s.run(f"UPDATE {t} SET name = upper(name), ts = ts + 1 WHERE id <= 2",
-          {1: (1, "A", 2, "x"), 2: (2, "B", 2, "y"), 3: (3, "c", 1, "x")})
-    s.run(f"DELETE FROM {t} WHERE name = 'B'", {1: (1, "A", 2, "x"), 3: (3, "c", 1, "x")})
+          {1: (1, "A", 2, "x"), 2: (2, "B", 2, "y"), 3: (3, "c", 1, "x")}, counts={"num_affected_rows": 2})
+    s.run(f"DELETE FROM {t} WHERE name = 'B'", {1: (1, "A", 2, "x"), 3: (3, "c", 1, "x")},
+          counts={"num_affected_rows": 1})
     source = ("SELECT * FROM VALUES (1, 'gone', 5, 'x', 'd'), (3, 'm', 5, 'x', 'u'), (4, 'n', 5, 'y', 'u'),"
               " (5, 'skip', 5, 'y', 'd') AS s(id, name, ts, city, op)")
     s.run(f"MERGE INTO {t} USING ({source}) s ON {t}.id = s.id "
           "WHEN MATCHED AND s.op = 'd' THEN DELETE "
           "WHEN MATCHED THEN UPDATE SET name = concat(s.name, '!'), ts = s.ts "
           "WHEN NOT MATCHED AND s.op = 'u' THEN INSERT *",
-          {3: (3, "m!", 5, "x"), 4: (4, "n", 5, "y")})
+          {3: (3, "m!", 5, "x"), 4: (4, "n", 5, "y")},
+          counts={"num_affected_rows": 3, "num_updated_rows": 1, "num_deleted_rows": 1, "num_inserted_rows": 1})
     s.run(f"MERGE INTO {t} t USING (SELECT 3 AS id, 'star' AS name, 6L AS ts, 'x' AS city) s ON t.id = s.id "
           "WHEN MATCHED THEN UPDATE SET *", {3: (3, "star", 6, "x"), 4: (4, "n", 5, "y")})
     if partitioned:
@@ -154,3 +160,18 @@ def test_dml_errors_name_the_fix_and_leave_the_table(spark, sql, tmp_path):
     for statement in ("UPDATE dml_err SET name = 'b'", "DELETE FROM dml_err WHERE id = 1",
                       "MERGE INTO dml_err t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE"):
         unchanged_after(path, lambda st=statement: sql(st), "needs a primary key")
+
+
+def test_explain_of_dml_writes_nothing_and_a_dml_matching_nothing_counts_zero(spark, sql):
+    """The DML's write runs when its command does: EXPLAIN shows the write and leaves the table as it was."""
+    t = "dml_explained"
+    sql(f"CREATE TABLE {t} (id INT, name STRING, ts BIGINT) USING `hudi-meta` "
+        "TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts')", table=t)
+    sql(f"INSERT INTO {t} VALUES (1, 'a', 1)")
+    path = _location(spark, t)
+    before = _instants(path)
+    plan = sql(f"EXPLAIN UPDATE {t} SET name = 'b' WHERE id = 1").collect()[0][0]
+    assert "RowCounts update" in plan and "hoodie.datasource.write.operation=upsert" in plan
+    sql(f"EXPLAIN DELETE FROM {t} WHERE id = 1").collect()
+    assert _instants(path) == before and _rows(spark, t, ("id", "name", "ts")) == {1: (1, "a", 1)}
+    assert sql(f"DELETE FROM {t} WHERE id = 5").collect()[0].asDict() == {"num_affected_rows": 0}

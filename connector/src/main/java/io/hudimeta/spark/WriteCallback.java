@@ -14,8 +14,10 @@ public interface WriteCallback {
    *
    * @param options the write options (Apache Hudi's keys), without "path"
    * @param mode a Spark save mode in lower case: "append", "overwrite", "errorifexists" or "ignore"
+   * @return what the commit did, a JSON object {@code {"instant", "inserted", "updated", "deleted"}}, or null
+   *     when nothing was written (mode "ignore" on an existing table)
    */
-  void write(Dataset<Row> df, String path, Map<String, String> options, String mode);
+  String write(Dataset<Row> df, String path, Map<String, String> options, String mode);
 
   /**
    * Writes micro-batch {@code batchId} of a streaming query, unless the table already holds it.

@@ -9,6 +9,8 @@ import org.apache.spark.sql.Row;
 public final class WriteClients {
 
   private static volatile WriteCallback client;
+  // what the latest write of this thread committed: SQL DML reports it (io.hudimeta.spark.sql.RowCounts)
+  private static final ThreadLocal<String> LAST_COMMIT = new ThreadLocal<>();
 
   private WriteClients() {}
 
@@ -51,14 +53,24 @@ public final class WriteClients {
   /** Hands {@code df} to the client: the path on its own, the other options as they were given. */
   public static void write(Dataset<Row> df, Map<String, String> options, String mode) {
     WriteCallback c = get();
-    c.write(df, path(options), withoutPath(options), mode);
+    LAST_COMMIT.set(c.write(df, path(options), withoutPath(options), mode));
+  }
+
+  /**
+   * What the latest write of the calling thread committed, as {@link WriteCallback#write} tells it, and
+   * forgets it; null when this thread wrote nothing since.
+   */
+  public static String takeLastCommit() {
+    String last = LAST_COMMIT.get();
+    LAST_COMMIT.remove();
+    return last;
   }
 
   /** A client whose failures reach the Python caller as one line. */
   private record Reported(WriteCallback client) implements WriteCallback {
     @Override
-    public void write(Dataset<Row> df, String path, Map<String, String> options, String mode) {
-      CallbackErrors.run(() -> client.write(df, path, options, mode));
+    public String write(Dataset<Row> df, String path, Map<String, String> options, String mode) {
+      return CallbackErrors.call(() -> client.write(df, path, options, mode));
     }
 
     @Override

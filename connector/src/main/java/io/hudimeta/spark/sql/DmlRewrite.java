@@ -25,7 +25,8 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
  * SQL DML on hudi-meta tables as one Hudi write each: UPDATE becomes an upsert of the matching rows
  * with their new values, DELETE a delete of the matching keys, MERGE an upsert of what its clauses
  * produce (deletes flagged, see {@link MergePlan}). The write is an AppendData through the table's
- * V1Write, so pyhudi writes it like any DataFrame; no rewrite of untouched rows or files.
+ * V1Write, so pyhudi writes it like any DataFrame; no rewrite of untouched rows or files. Each answers
+ * with the rows it changed ({@link RowCounts}).
  * Positional INSERTs are lined up with the table's data columns (the _hoodie_ columns are Hudi's);
  * a dynamic partition overwrite is an insert_overwrite.
  */
@@ -37,11 +38,11 @@ public final class DmlRewrite extends Rule<LogicalPlan> {
   public LogicalPlan apply(LogicalPlan plan) {
     if (plan instanceof UpdateTable u && u.resolved()) {
       DataSourceV2Relation r = Catalyst.hudiRelation(u.table());
-      return r == null ? plan : update(u, r);
+      return r == null ? plan : new RowCounts(update(u, r), RowCounts.Kind.UPDATE);
     }
     if (plan instanceof DeleteFromTable d && d.resolved()) {
       DataSourceV2Relation r = Catalyst.hudiRelation(d.table());
-      return r == null ? plan : delete(d, r);
+      return r == null ? plan : new RowCounts(delete(d, r), RowCounts.Kind.DELETE);
     }
     if (plan instanceof MergeIntoTable m) {
       DataSourceV2Relation r = Catalyst.hudiRelation(m.targetTable());
@@ -52,7 +53,8 @@ public final class DmlRewrite extends Rule<LogicalPlan> {
       if (!table.isResolvedBySpark()) {
         return MergePlan.withTarget(m, Catalyst.withTable(m.targetTable(), table.resolvedBySpark(true)));
       }
-      return MergePlan.rewrite(m, r);
+      LogicalPlan merge = MergePlan.rewrite(m, r); // a MERGE still being resolved, or its write
+      return merge instanceof MergeIntoTable ? merge : new RowCounts(merge, RowCounts.Kind.MERGE);
     }
     if (plan instanceof V2WriteCommand w && w.query().resolved()) {
       DataSourceV2Relation r = w.table() instanceof DataSourceV2Relation v ? Catalyst.hudiRelation(v) : null;
