@@ -78,7 +78,28 @@ final class Registry {
           "delta_to_base_radio_compaction_unscheduled:double,delta_files_compaction_scheduled:string,",
           "delta_files_compaction_unscheduled:string"
         ),
-        FsViewLatest::rows
+        FsView::latest
+      )
+    );
+    add(
+      new ProcedureSpec(
+        "show_fsview_all",
+        "every file slice of every file group",
+        List.of(
+          TABLE,
+          optional("max_instant", StringType, "''"),
+          optional("include_max", BooleanType, "false"),
+          optional("include_in_flight", BooleanType, "false"),
+          optional("exclude_compaction", BooleanType, "false"),
+          optional("limit", IntegerType, "10"),
+          optional("path_regex", StringType),
+          PATH
+        ),
+        columns(
+          "partition:string,file_id:string,base_instant:string,data_file:string,data_file_size:long,",
+          "num_delta_files:long,total_delta_file_size:long,delta_files:string"
+        ),
+        FsView::all
       )
     );
     add(
@@ -199,6 +220,21 @@ final class Registry {
       "the files the metadata table lists in a partition",
       List.of(TABLE, optional("partition", StringType, "''"), optional("limit", IntegerType, "100"), PATH),
       columns("file_path:string")
+    );
+    add(
+      new ProcedureSpec(
+        "show_metadata_table_column_stats",
+        "the metadata table's column statistics of the named columns, per file",
+        List.of(
+          TABLE,
+          PATH,
+          optional("partition", StringType),
+          optional("targetColumns", StringType),
+          optional("filter", StringType, "''")
+        ),
+        columns("file_name:string,column_name:string,min_value:string,max_value:string,null_number:long"),
+        MetadataColumnStats::rows
+      )
     );
     add(
       "validate_metadata_table_files",
