@@ -94,9 +94,6 @@ class MetadataWriter:
                  bloom_type: str = bloom_mod.DYNAMIC_V0,
                  compression: str = "gz",
                  max_columns_to_index: int = DEFAULT_MAX_COLUMNS_TO_INDEX):
-        if data_props.get(properties.VERSION) != str(properties.TABLE_VERSION):
-            raise MetadataTableError(f"the metadata-table writer writes table version {properties.TABLE_VERSION}; "
-                                     f"{base_path} is version {data_props.get('hoodie.table.version')}")
         self.maintained = validate_partitions(list(partitions))
         self.storage = storage
         self.base_path = base_path.rstrip("/")
@@ -156,7 +153,7 @@ class MetadataWriter:
                          ) -> None:
         """Applies `updates` (or what it computes from them) to hoodie.properties as stored now (a
         build runs long; others may have changed other keys meanwhile) and to `data_props`."""
-        current = properties.load(self.storage, self.base_path)
+        current = properties.check_writable(properties.load(self.storage, self.base_path), self.base_path)
         for k, v in (updates(current) if callable(updates) else updates).items():
             if v is None:
                 current.pop(k, None)

@@ -32,7 +32,7 @@ from pyhudi.services.instant import (
 )
 from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
-from pyhudi.table.file_slices import FileSlice
+from pyhudi.table.file_slices import FileSlice, committed_rule, file_id_and_instant
 from pyhudi.table.pending_plans import clustering_slices, held_file_groups, requested_plan
 from pyhudi.table.timeline import Instant
 from pyhudi.table.write_stat import by_partition
@@ -57,6 +57,27 @@ def pending_clusterings(table: ServiceTable) -> list[Instant]:
 
 
 # ---- planning ----------------------------------------------------------------------------------
+
+def may_have_work(path: str, options: Mapping[str, str] | None = None) -> bool:
+    """Whether `cluster` could plan or run anything, without Spark: a pending plan, or a partition whose latest
+    committed base files below the small-file limit could make a group (`_groups`' rule). File groups a plan
+    holds or a replace retired still count: it may say yes to nothing, never no to work."""
+    options = checked(options)
+    table = ServiceTable.open(path, options)
+    if pending_clusterings(table):
+        return True
+    committed = committed_rule(table.timeline.instants())
+    limit, enough = o.CLUSTERING_SMALL_FILE_LIMIT.get(options), 1 if o.CLUSTERING_SORT_COLUMNS.get(options) else 2
+    for files in table.files().values():
+        latest: dict[str, tuple[str, int]] = {}  # file id -> (instant, bytes) of its newest committed base file
+        for name, size in files.items():
+            parsed = file_id_and_instant(name)
+            if parsed and not parsed[2] and committed(parsed[1]) and parsed[1] >= latest.get(parsed[0], ("",))[0]:
+                latest[parsed[0]] = (parsed[1], size)
+        if sum(size < limit for _, size in latest.values()) >= enough:
+            return True
+    return False
+
 
 def _groups(slices: list[FileSlice], options: Mapping[str, str]) -> list[list[FileSlice]]:
     """Small slices binned per partition, biggest first, into groups of at most max.bytes.per.group; a

@@ -12,7 +12,7 @@ from pyhudi.config import check
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
-from pyhudi.metadata import FILES, MetadataWriter
+from pyhudi.metadata import FILES, MetadataWriter, listing_from_storage
 from pyhudi.metadata.layout import completed_partitions, is_supported
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
@@ -77,6 +77,15 @@ class ServiceTable:
         does not write, like a record index, are left as they are)."""
         mdt = self._any_metadata_writer()
         return mdt if mdt.exists() and FILES in mdt.partitions() else None
+
+    def files(self) -> dict[str, dict[str, int]]:
+        """partition -> file name -> bytes, from the metadata table's files partition when there is one, else
+        a listing of storage's committed files."""
+        mdt = self.metadata_writer()
+        if mdt is not None:
+            return mdt.files_listing()
+        return {p: {n: size for n, size, _ in files}
+                for p, files in listing_from_storage(self.storage, self.base, self.timeline, self.props).items()}
 
     def _any_metadata_writer(self) -> MetadataWriter:
         props = properties.load(self.storage, self.base)

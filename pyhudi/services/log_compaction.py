@@ -75,6 +75,13 @@ def _schedule(spark: SparkSession, table: ServiceTable, options: Mapping[str, st
     return requested
 
 
+def may_have_work(path: str, options: Mapping[str, str] | None = None) -> bool:
+    """Whether `log_compact` could do anything, without Spark: a pending plan, or a deltacommit completed since
+    the last compaction (it may have written the log blocks that reach the threshold)."""
+    pending = compaction.pending_compactions(compaction.mor_table(path, checked(options)), LOG_COMPACTION)
+    return bool(pending) or compaction.may_have_work(path)
+
+
 def log_compact(spark: SparkSession, path: str, options: Mapping[str, str] | None = None, *,
                 instant: str | None = None, schedule_only: bool = False,
                 progress: Progress = no_progress) -> list[str]:

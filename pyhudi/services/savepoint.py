@@ -22,7 +22,7 @@ from pyhudi.services.instant import ServiceTable
 from pyhudi.storage import AlreadyExists
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
-from pyhudi.table.file_slices import build_slices, committed_rule, listing_from_storage
+from pyhudi.table.file_slices import build_slices, committed_rule
 from pyhudi.table.timeline import COMPLETED, INFLIGHT, REQUESTED, WRITE_ACTIONS, Instant, Timeline
 
 SAVEPOINT = "savepoint"
@@ -104,11 +104,7 @@ def undone_by_restore(timeline: Timeline, instants: list[Instant], target: Insta
 
 def _listing(table: ServiceTable) -> dict[str, list[str]]:
     """partition -> file names, from the metadata table's files partition when there is one, else storage."""
-    mdt = table.metadata_writer()
-    if mdt is not None:
-        return {p: sorted(files) for p, files in mdt.files_listing().items()}
-    return {p: [n for n, _, _ in files]
-            for p, files in listing_from_storage(table.storage, table.base, table.timeline, table.props).items()}
+    return {p: sorted(files) for p, files in table.files().items()}
 
 
 def files_as_of(table: ServiceTable, target: Instant) -> dict[str, list[str]]:

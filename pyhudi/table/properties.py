@@ -52,6 +52,23 @@ class TablePropertiesError(HudiError, ValueError):
     pass
 
 
+class TableVersionError(HudiError, ValueError):
+    """A write to a table of a version pyhudi reads but does not write (9: Apache Hudi 1.1 and later)."""
+
+
+def check_writable(props: dict[str, str], where: str) -> dict[str, str]:
+    """`props` when pyhudi may write the table they describe; else the error saying what to do. Every reader
+    (hudi-meta, the timeline, index and metadata commands, the show_* procedures) reads versions 6, 8 and 9;
+    only what would request an instant or change hoodie.properties asks this."""
+    version = int(props.get(VERSION) or TABLE_VERSION)
+    if version > TABLE_VERSION:
+        raise TableVersionError(
+            f"{where} is table version {version} (Apache Hudi 1.1 or later); pyhudi writes table version "
+            f"{TABLE_VERSION} (Apache Hudi 1.0) and only reads it: write it with Apache Hudi, or downgrade it "
+            f"there first: CALL downgrade_table(table => '<name>', to_version => 'EIGHT')")
+    return props
+
+
 # ---- Java Properties text ------------------------------------------------------------------
 
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}

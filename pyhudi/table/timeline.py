@@ -166,7 +166,7 @@ class Timeline:
     """The instants of one table, read from and written to its timeline directory."""
 
     def __init__(self, storage: Storage, base_path: str, layout: int = 2, timeline_path: str = "timeline",
-                 history_path: str = "history"):
+                 history_path: str = "history", props: dict[str, str] | None = None):
         if layout not in (1, 2):
             raise ValueError(f"timeline layout version {layout} is not supported (1 or 2)")
         self.storage = storage
@@ -176,12 +176,14 @@ class Timeline:
         self.dir = f"{hoodie}/{timeline_path}" if layout == 2 else hoodie
         self.history_path = history_path
         self.times = InstantTimeGenerator.for_table(storage, base_path)
+        self.props = props  # the table's hoodie.properties when known: no instant is requested on one pyhudi
+        # does not write (properties.check_writable)
 
     @classmethod
     def for_table(cls, storage: Storage, base_path: str, props: dict[str, str]) -> "Timeline":
         layout = int(props.get(properties.TIMELINE_LAYOUT, "1"))
         return cls(storage, base_path, layout, props.get(properties.TIMELINE_PATH, "timeline"),
-                   props.get(properties.HISTORY_PATH, "history"))
+                   props.get(properties.HISTORY_PATH, "history"), props)
 
     # ---- reading ----------------------------------------------------------------------------
     def instant_files(self) -> list[Instant]:
@@ -241,6 +243,8 @@ class Timeline:
     def create_requested(self, action: str, content: bytes = b"", requested_time: str | None = None) -> Instant:
         if action not in ACTIONS:
             raise ValueError(f"unknown action {action!r}; valid actions: {', '.join(ACTIONS)}")
+        if self.props is not None:
+            properties.check_writable(self.props, self.base_path)
         inst = Instant(requested_time or self.new_instant_time(), action, REQUESTED)
         self.storage.create_if_absent(f"{self.dir}/{inst.file_name(self.layout)}", content)
         return inst

@@ -145,8 +145,8 @@ def test_errors_name_the_problem(spark, tmp_path):
 
 
 def test_cli_creates_looks_up_and_drops(spark, tmp_path, capsys, monkeypatch):
-    import pyhudi.cli as cli_mod
-    monkeypatch.setattr(cli_mod, "_spark", lambda: spark)
+    import pyhudi.cli.common as cli_common
+    monkeypatch.setattr(cli_common, "spark", lambda: spark)
     path = str(tmp_path / "cli")
     HudiTable(spark, path, OPTS).bulk_insert(_rows(spark, range(10), 1))
     assert cli(["index", "create", path, "--type", "secondary", "--column", "city"]) == 0

@@ -1,0 +1,97 @@
+"""The metadata table's commands, none needing Spark: create (from one listing, writers need not stop),
+delete, validate against a storage listing, stats, and the RFC-15 comparison of lookups (perf)."""
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+from rich.table import Table
+
+from pyhudi.cli import common
+from pyhudi.metadata import MetadataWriter, listing_from_storage
+from pyhudi.storage import Storage
+from pyhudi.table import properties
+
+
+def _open(path: str) -> MetadataWriter:
+    storage, base = Storage.for_uri(path)
+    return MetadataWriter(storage, base, properties.load(storage, base))
+
+
+@common.writes("create", "delete")
+def cmd_metadata(args, console: Console) -> int:
+    mdt = _open(args.path)
+    if args.action == "create":
+        with console.status("listing the table (writers may go on meanwhile)...") as status:
+            def progress(stage: str, detail: str) -> None:
+                console.print(f"{stage}: {detail}")
+                status.update({"listed": "building the metadata partitions...",
+                               "built": "applying writes completed during the build..."}.get(stage, "finishing..."))
+            instants = mdt.initialize(progress=progress)
+        console.print(f"metadata table created: partitions {', '.join(mdt.partitions())} "
+                      f"(instants {', '.join(instants)})")
+        return 0
+    if args.action == "delete":
+        mdt.delete()
+        console.print("metadata table deleted; readers list storage until it is created again")
+        return 0
+    if not mdt.exists():
+        console.print(f"[red]no metadata table at {mdt.mdt_path}[/red]; create it with `pyhudi metadata create`")
+        return 1
+    return {"validate": _validate, "stats": _stats, "perf": _perf}[args.action](mdt, console)
+
+
+def _validate(mdt: MetadataWriter, console: Console) -> int:
+    with console.status("listing storage and reading the metadata table..."):
+        diff = mdt.validate()
+    if not diff:
+        console.print("metadata table agrees with the storage listing: no difference")
+        return 0
+    for kind, detail in diff.items():
+        console.print(f"[red]{kind}[/red]: {detail}")
+    return 1
+
+
+def _stats(mdt: MetadataWriter, console: Console) -> int:
+    listing = mdt.files_listing()
+    table = Table(title=f"metadata table of {mdt.base_path}")
+    for col in ("metadata partition", "files on storage", "bytes"):
+        table.add_column(col)
+    for part in mdt.partitions():
+        entries = [e for e in mdt.storage.list(f"{mdt.mdt_path}/{part}") if not e.is_dir]
+        table.add_row(part, str(len(entries)), str(sum(e.size for e in entries)))
+    console.print(table)
+    console.print(f"data partitions listed: {len(listing)}; data files listed: "
+                  f"{sum(len(f) for f in listing.values())}")
+    return 0
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, (time.perf_counter() - start) * 1000
+
+
+def _perf(mdt: MetadataWriter, console: Console) -> int:
+    """RFC-15's comparison: getAllPartitions and getAllFilesInPartition, metadata vs listing."""
+    from_mdt, mdt_ms = _timed(mdt.files_listing)
+    from_storage, list_ms = _timed(lambda: listing_from_storage(mdt.storage, mdt.base_path))
+    table = Table(title="metadata table vs storage listing (ms)")
+    for col in ("operation", "metadata table", "listing"):
+        table.add_column(col)
+    table.add_row(f"getAllPartitions + getAllFilesInPartition ({len(from_mdt)} partitions)",
+                  f"{mdt_ms:.1f}", f"{list_ms:.1f}")
+    if from_mdt:
+        part = sorted(from_mdt)[0]
+        _, one_mdt = _timed(lambda: mdt.files_listing().get(part))
+        _, one_list = _timed(lambda: mdt.storage.list(f"{mdt.base_path}/{part}" if part else mdt.base_path))
+        table.add_row(f"getAllFilesInPartition({part or '.'})", f"{one_mdt:.1f}", f"{one_list:.1f}")
+    console.print(table)
+    return 0
+
+
+def register(sub) -> None:
+    meta = sub.add_parser("metadata", help="metadata table: create, delete, validate, stats, perf")
+    meta.add_argument("action", choices=("create", "delete", "validate", "stats", "perf"))
+    common.add_path(meta)
+    meta.set_defaults(fn=cmd_metadata)
