@@ -92,12 +92,14 @@ class WriteCallback:
     def createTable(self, path, options, schema_json):  # noqa: N802 (the Java interface's name)
         import json
 
+        from pyspark.sql.pandas.types import to_arrow_schema
         from pyspark.sql.types import StructType
 
         from pyhudi.write.client import Writer
 
         spark = _active_session()
-        empty = spark.createDataFrame([], StructType.fromJson(json.loads(schema_json)))
+        # a local relation of no rows: its checks run no Spark job (a DataFrame of Python rows would start a worker)
+        empty = spark.createDataFrame(to_arrow_schema(StructType.fromJson(json.loads(schema_json))).empty_table())
         Writer(spark, path, dict(options)).create(empty)
 
     @_reported

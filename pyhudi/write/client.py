@@ -234,14 +234,8 @@ class Writer:
 
     # ---- input and schema ---------------------------------------------------------------------
     def _validate_input(self, df: DataFrame, current: dict | None) -> None:
-        required = input_checks.columns(self.cfg, df, current)
-        self._required = [c for c in required if df.schema[c].nullable]  # the ones the rows must be checked for
-        # a small batch is taken to the driver (_planned), where the rows of one into an existing table are
-        # checked: no job here; a new table is made before that, so its first batch is checked first
-        self._small_batch = small_batch.may_apply(self.cfg, df)
-        self._rows_unchecked = self.props is not None and self._small_batch
-        if not self._rows_unchecked:
-            input_checks.check(df, self.cfg.record_key_fields, self._required)
+        self._input = input_checks.before_instant(self.cfg, df, current, self.props is not None)
+        self._required = self._input.required  # the columns the rows must be checked for
 
     def _schema_for(self, df: DataFrame | None, current: dict | None) -> dict:
         """The table's Avro schema after this write: the input's columns, checked against (evolving) its current one."""
@@ -286,7 +280,8 @@ class Writer:
             if cfg.table_type == "MERGE_ON_READ" or not plan.slices:  # no old rows to merge with:
                 yield replace(plan, incoming=self._incoming(keyed()))  # each row is read once, straight into the write
                 return
-        batch = small_batch.collect(keygen.without_stale_meta(df), keyed, cfg) if self._small_batch else None
+        batch = small_batch.collect(keygen.without_stale_meta(df), keyed, cfg, self._input.taken) \
+            if self._input.small else None
         if batch is not None:
             input_checks.refuse_arrow(batch, cfg.record_key_fields, self._required)
         here, hits = (False, None) if batch is None else small_batch.driver_hits(
@@ -305,7 +300,7 @@ class Writer:
         try:
             # a big batch's bad rows are looked for in the same job as its partitions' counts
             bad = input_checks.bad_row(cfg.record_key_fields, self._required) \
-                if self._rows_unchecked and batch is None else F.lit(False)
+                if self._input.deferred and batch is None else F.lit(False)
             rows = incoming.groupBy("_hoodie_partition_path").agg(F.count(F.lit(1)), F.max(bad)).collect()
             if any(r[2] for r in rows):
                 input_checks.check(incoming, cfg.record_key_fields, self._required)

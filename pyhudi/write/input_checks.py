@@ -3,6 +3,8 @@ generators refuse a null or empty one), and the table's non-nullable columns are
 null. A failed check names the columns and shows a few of the rows, and leaves the table as it was."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import Column, DataFrame
@@ -10,6 +12,7 @@ from pyspark.sql import functions as F
 
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
+from pyhudi.write import small_batch
 from pyhudi.write.config import WriteConfig
 from pyhudi.write.schema_evolution import required_columns
 
@@ -18,6 +21,33 @@ SAMPLE = 3  # bad rows shown in the error
 
 class InputError(HudiError, ValueError):
     """The input cannot be written as it is; the message names the columns and shows rows."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What a write learnt of its input before an instant: the nullable columns its rows must fill (`required`),
+    whether it may go through the driver (`small`), whether its rows are left to be checked where the driver
+    takes them (`deferred`), and the batch taken to the driver here (`taken`), when it was."""
+    required: list[str]
+    small: bool
+    deferred: bool = False
+    taken: pa.Table | None = None
+
+
+def before_instant(cfg: WriteConfig, df: DataFrame, current: dict | None, exists: bool) -> Checked:
+    """Checks the input's columns, and its rows in one job: a small batch into an existing table is checked where
+    the write takes it to the driver (no job here); a new table's is taken here and checked in Arrow - the job the
+    write would run anyway - before the table is made."""
+    required = [c for c in columns(cfg, df, current) if df.schema[c].nullable]
+    small = small_batch.may_apply(cfg, df)
+    if small and exists:
+        return Checked(required, small, deferred=True)
+    taken = small_batch.take(df, cfg) if small else None
+    if taken is None:
+        check(df, cfg.record_key_fields, required)
+    else:
+        refuse_arrow(taken, cfg.record_key_fields, required)
+    return Checked(required, small, taken=taken)
 
 
 def columns(cfg: WriteConfig, df: DataFrame, current: dict | None) -> list[str]:

@@ -83,13 +83,24 @@ def record_index_hits(spark: SparkSession, path: str, options: dict[str, str], b
     return hits
 
 
-def collect(df: DataFrame, keyed: Callable[[], DataFrame], cfg: WriteConfig) -> pa.Table | None:
+def take(df: DataFrame, cfg: WriteConfig) -> pa.Table | None:
+    """The input's rows in the driver (stale meta columns dropped), when there are at most small.batch.max.records
+    of them (perhaps none); taking one more costs a job over a few partitions of a big batch."""
+    batch = keygen.without_stale_meta(df).limit(cfg.small_batch_max_records + 1).toArrow()
+    return batch if batch.num_rows <= cfg.small_batch_max_records else None
+
+
+def collect(df: DataFrame, keyed: Callable[[], DataFrame], cfg: WriteConfig,
+            taken: pa.Table | None = None) -> pa.Table | None:
     """The keyed batch in the driver, one record per key for upserts and deletes (Hudi's precombine), when it
-    holds at most small.batch.max.records records; taking one more costs a job over a few partitions of a big
-    batch. No shuffle: the batch is deduplicated here. The keys are computed in Arrow when they can be (no
-    key expressions built and analysed over Py4J), else by Spark (`keyed()`)."""
+    holds at most small.batch.max.records records (`taken`: the input's rows already there, see `take`). No
+    shuffle: the batch is deduplicated here. The keys are computed in Arrow when they can be (no key expressions
+    built and analysed over Py4J), else by Spark (`keyed()`)."""
     in_arrow = keygen.arrow_computable(df, cfg)
-    batch = (df if in_arrow else keyed()).limit(cfg.small_batch_max_records + 1).toArrow()
+    if in_arrow and taken is not None:
+        batch = taken
+    else:
+        batch = (df if in_arrow else keyed()).limit(cfg.small_batch_max_records + 1).toArrow()
     if not 0 < batch.num_rows <= cfg.small_batch_max_records:
         return None
     if in_arrow:
