@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any, Callable, Mapping
 
 from pyhudi.config import options as o
@@ -311,6 +312,33 @@ def _metadata_writer(path: str):
     return mdt
 
 
+def _any_metadata_table(path: str):
+    from pyhudi.metadata import MetadataWriter
+
+    storage, base = Storage.for_uri(path)
+    return MetadataWriter(storage, base, properties.load(storage, base))
+
+
+def create_metadata_table(spark, path: str, args: Args) -> list[Row]:
+    """Hudi's CreateMetadataTableProcedure: builds the metadata table from one listing of the table (writers need
+    not stop, as `pyhudi metadata create`); refused when the table has one."""
+    mdt = _any_metadata_table(path)
+    if mdt.exists():
+        raise ProcedureError(f"Metadata directory ({mdt.mdt_path}) not empty: {path} has a metadata table; "
+                             "CALL delete_metadata_table first to build it again")
+    started = time.monotonic()
+    mdt.initialize()
+    return [{"result": f"Created Metadata Table in {mdt.mdt_path} (duration={time.monotonic() - started:.3f}secs)"}]
+
+
+def delete_metadata_table(spark, path: str, args: Args) -> list[Row]:
+    """Hudi's DeleteMetadataTableProcedure: the table stops listing its metadata partitions, then the folder
+    goes; readers list storage until it is created again."""
+    mdt = _any_metadata_table(path)
+    mdt.delete()
+    return [{"result": f"Deleted Metadata Table at '{mdt.mdt_path}'"}]
+
+
 def show_metadata_table_stats(spark, path: str, args: Args) -> list[Row]:
     """Hudi's HoodieMetadataMetrics.getStats: per metadata partition, the sizes and counts of the base and log
     files of its latest slices; then the number of data partitions."""
@@ -368,5 +396,6 @@ PROCEDURES: dict[str, Callable[[Any, str, Args], list[Row]]] = {
     f.__name__: f for f in (show_commits, show_commit_files, rollback_to_instant, run_compaction, show_compaction,
                             run_clustering, run_clean, create_savepoint, rollback_to_savepoint,
                             show_savepoints, delete_savepoint, show_table_properties, archive_commits,
+                            create_metadata_table, delete_metadata_table,
                             show_metadata_table_stats, show_metadata_table_partitions,
                             show_metadata_table_files, validate_metadata_table_files)}

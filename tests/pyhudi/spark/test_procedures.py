@@ -241,3 +241,24 @@ def test_metadata_table_listing_procedures(spark, cow):
     assert len(_call(spark, f"CALL show_metadata_table_files(path => '{path}', partition => 'eu', limit => 1)")[1]) == 1
     with pytest.raises(Exception, match="lists no partition 'asia'"):
         spark.sql(f"CALL show_metadata_table_files(path => '{path}', partition => 'asia')").collect()
+
+
+def test_the_metadata_table_is_deleted_and_created_again_by_call(spark, tmp_path):
+    """delete_metadata_table and create_metadata_table, as `pyhudi metadata delete|create`: reads stay right
+    without it, the rebuilt one lists the same files, a second create is refused."""
+    from pathlib import Path
+
+    path = str(tmp_path / "t")
+    options = _options("proc_mdt")
+    for ts in (1, 2):
+        _write(spark, path, options, range(4), ts)
+    listed = _call(spark, f"CALL show_metadata_table_files(path => '{path}', partition => 'eu')")[1]
+    (result,) = _call(spark, f"CALL delete_metadata_table(path => '{path}')")[1]
+    assert result["result"].startswith("Deleted Metadata Table at") and not Path(path, ".hoodie", "metadata").exists()
+    assert sorted(_read(spark, path)) == ["k0", "k1", "k2", "k3"]
+    (result,) = _call(spark, f"CALL create_metadata_table(path => '{path}')")[1]
+    assert result["result"].startswith(f"Created Metadata Table in {path}/.hoodie/metadata (duration=")
+    assert _call(spark, f"CALL show_metadata_table_files(path => '{path}', partition => 'eu')")[1] == listed
+    assert _call(spark, f"CALL validate_metadata_table_files(path => '{path}')")[1] == []
+    with pytest.raises(Exception, match="not empty: .* has a metadata table"):
+        spark.sql(f"CALL create_metadata_table(path => '{path}')").collect()

@@ -204,6 +204,18 @@ final class Registry {
       columns("result:int")
     );
     add(
+      "create_metadata_table",
+      "build the metadata table from a listing of the table",
+      List.of(TABLE, PATH),
+      columns("result:string")
+    );
+    add(
+      "delete_metadata_table",
+      "delete the metadata table (readers list storage until it is built again)",
+      List.of(TABLE, PATH),
+      columns("result:string")
+    );
+    add(
       "show_metadata_table_stats",
       "sizes and file counts of the metadata table's partitions",
       List.of(TABLE, PATH),
