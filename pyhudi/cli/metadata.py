@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from pyhudi.cli import common
@@ -42,8 +43,16 @@ def cmd_metadata(args, console: Console) -> int:
 
 
 def _validate(mdt: MetadataWriter, console: Console) -> int:
-    with console.status("listing storage and reading the metadata table..."):
-        diff = mdt.validate()
+    """Storage listed partition by partition under a bar (the metadata table says how many there are)."""
+    with console.status("reading the metadata table..."):
+        expected = len(mdt.files_listing())
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("listing storage", total=expected or None)
+        listing = listing_from_storage(mdt.storage, mdt.base_path, mdt.data_timeline(),
+                                       listed=lambda partition: bar.advance(task))
+    console.print(f"listed {len(listing):,} partitions of storage ({expected:,} in the metadata table)")
+    diff = mdt.validate(listing)
     if not diff:
         console.print("metadata table agrees with the storage listing: no difference")
         return 0

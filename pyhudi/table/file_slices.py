@@ -132,10 +132,12 @@ def build_slices(names: Iterable[str], committed: Callable[[str], bool],
 
 
 def listing_from_storage(storage: Storage, base_path: str, timeline: Timeline | None = None,
-                         props: Mapping[str, str] | None = None) -> dict[str, list[tuple[str, int, None]]]:
+                         props: Mapping[str, str] | None = None,
+                         listed: Callable[[str], None] = lambda partition: None
+                         ) -> dict[str, list[tuple[str, int, None]]]:
     """partition -> [(file name, size, None)] for the base and log files of committed instants,
     as Hudi lists a table to initialise its metadata table (partitions are the directories
-    holding a `.hoodie_partition_metadata`)."""
+    holding a `.hoodie_partition_metadata`); `listed(partition)` is told of each one listed."""
     if timeline is None:
         timeline = Timeline.for_table(storage, base_path, props or properties.load(storage, base_path))
     ok = committed_rule(timeline.instants())
@@ -146,6 +148,7 @@ def listing_from_storage(storage: Storage, base_path: str, timeline: Timeline | 
         if any(e.name == file_names.PARTITION_METADATA and not e.is_dir for e in entries):
             parsed = ((e, None if e.is_dir else file_id_and_instant(e.name)) for e in entries)
             out[rel] = sorted((e.name, e.size, None) for e, p in parsed if p and ok(p[1]))
+            listed(rel)
             return
         for e in entries:
             if e.is_dir and not e.name.startswith("."):
