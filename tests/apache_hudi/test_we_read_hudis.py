@@ -39,3 +39,14 @@ def test_a_table_version_9_table_is_refused_by_name_until_version_9_is_read(spar
         from tests.canonical import canon
 
         assert canon(rows) == canon(hudis[NEWEST].read(path))
+
+
+def test_a_key_hudi_wrote_twice_is_returned_twice_where_hudi_returns_it_once(spark, hudis, fixture_tables):
+    """Apache Hudi 1.1's INSERT INTO wrote TXN-001 twice (two file groups; the record index names one). Both
+    readers' full snapshots hold both rows; filtered on the key, Apache Hudi 1.2.0 prunes by its record index and
+    returns one, hudi-meta returns both (io.hudimeta.index.RepeatedKeys; docs/format.md)."""
+    path = fixture_tables["sample_table_cow__v9_timebasedkeygen_nonhivestyle"]
+    hudi = hudis[NEWEST]
+    assert hudi.read(path).column("txn_id").to_pylist().count("TXN-001") == 2
+    assert spark.read.format("hudi-meta").load(path).where("txn_id = 'TXN-001'").count() == 2
+    assert hudi.read(path, where="txn_id = 'TXN-001'").num_rows == 1

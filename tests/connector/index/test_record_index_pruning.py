@@ -37,8 +37,13 @@ RECORD_INDEX = re.compile(r"record_index: (off\([^)]*\)|(\d+) keys? -> (\d+) fil
 LOG_FILE = re.compile(r"\.(.+?)_\d+\.log\.\d+(?:_\d+-\d+-\d+)?")
 
 
+# the Hudi 1.1 tables' later INSERT INTO commits may have written a key twice: the index is read there as Apache
+# Hudi reads it (test_a_key_written_twice_is_not_pruned_away checks the default)
+TRUSTED = {"hudi-meta.record.index.trusted": "true"}
+
+
 def read(spark, path, **options):
-    return spark.read.format("hudi-meta").options(**options).load(str(path))
+    return spark.read.format("hudi-meta").options(**{**TRUSTED, **options}).load(str(path))
 
 
 def locations(spark, path) -> dict:
@@ -180,3 +185,35 @@ def test_table_without_record_index(spark, fixture_tables):
 def test_bad_cap_is_refused(spark, fixture_tables):
     with pytest.raises(Exception, match=f"{MAX_KEYS}=-1 is not valid"):
         read(spark, fixture_tables[V9_COW_META], **{MAX_KEYS: "-1"}).where(F.col("txn_id") == "x").collect()
+
+
+@pytest.mark.parametrize("name", ["sample_table_cow__v9_timebasedkeygen_nonhivestyle",
+                                  "sample_table_cow__v9_timebasedkeygen_unixtimestamp"])
+def test_a_key_written_twice_is_not_pruned_away(spark, fixture_tables, name):
+    """Apache Hudi 1.1's INSERT INTO wrote TXN-001 into two file groups; its record index names one. A filter on
+    the key returns both rows, as the full snapshot holds them: the record index is not used, and the plan says
+    why. Trusted, it prunes to the one place it names (what Apache Hudi 1.2 returns, tests/apache_hudi)."""
+    path = fixture_tables[name]
+    plain = spark.read.format("hudi-meta").load(path)
+    held = plain.where(F.col("txn_id") == "TXN-001").count()
+    assert held == 2 == sum(r["txn_id"] == "TXN-001" for r in plain.select("txn_id").collect())
+    rows, _, described = run(plain.where(F.col("txn_id") == "TXN-001"))
+    assert len(rows) == 2 and re.fullmatch(r"off\(keys-may-repeat: \d{17} insert; .*\)", described[0]), described
+    assert read(spark, path).where(F.col("txn_id") == "TXN-001").count() == 1
+
+
+def test_our_tables_are_pruned_until_an_insert_may_repeat_a_key(spark, tmp_path):
+    """A first bulk_insert and upserts keep keys unique (pruned); a later insert may write one again (not)."""
+    from pyhudi import HudiTable
+
+    path = str(tmp_path / "t")
+    table = HudiTable(spark, path, {"hoodie.table.name": "repeats", "hoodie.datasource.write.recordkey.field": "id",
+                                    "hoodie.index.type": "RECORD_INDEX", "hoodie.parquet.small.file.limit": "0"})
+    rows = lambda keys, v: spark.createDataFrame([(f"k{k}", v) for k in keys], "id string, v int")  # noqa: E731
+    table.bulk_insert(rows(range(10), 1))
+    table.upsert(rows(range(5, 15), 2))
+    query = lambda: spark.read.format("hudi-meta").load(path).where(F.col("id") == "k7")  # noqa: E731
+    assert run(query())[2][1] == "1" and [r.v for r in query().collect()] == [2]
+    table.insert(rows([7], 3))
+    rows_now, _, described = run(query())
+    assert len(rows_now) == 2 and described[0].startswith("off(keys-may-repeat:") and " insert;" in described[0]

@@ -236,8 +236,8 @@ def test_point_query_on_our_table_reads_only_the_keys_file_group(spark, tmp_path
 
     path = str(tmp_path / "point")
     t = HudiTable(spark, path, {**OPTS, "hoodie.parquet.small.file.limit": "0"})
-    for start in range(0, 40, 10):  # four file groups a partition
-        t.insert(_rows(spark, range(start, start + 10), 1))
+    for start in range(0, 40, 10):  # four file groups a partition; upserts: the keys stay unique (RepeatedKeys)
+        t.upsert(_rows(spark, range(start, start + 10), 1))
     partition, file_id = _index(spark, path)["k0013"]
     away = tmp_path / "away"
     away.mkdir()

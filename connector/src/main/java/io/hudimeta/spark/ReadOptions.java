@@ -54,6 +54,12 @@ final class ReadOptions implements Serializable {
    */
   static final String RECORD_INDEX_MAX_KEYS = "hudi-meta.record.index.max.lookup.keys";
   static final int DEFAULT_RECORD_INDEX_MAX_KEYS = 1000;
+  /**
+   * hudi-meta's own: {@code true} prunes by the record index even on a table whose commits may have written a
+   * key twice (io.hudimeta.index.RepeatedKeys), as Apache Hudi does, reading only the place the index names;
+   * {@code false} (the default) leaves those tables to the column statistics, so a filter never drops a row.
+   */
+  static final String RECORD_INDEX_TRUSTED = "hudi-meta.record.index.trusted";
   /** How the synced view keeps a table's files (io.hudimeta.view.ViewStorageConfig). */
   private static final Set<String> VIEW_KEYS = Set.of(
     "hoodie.filesystem.view.type",
@@ -77,6 +83,7 @@ final class ReadOptions implements Serializable {
   final String clusteringInstant;
   final String logCompactionInstant;
   final int recordIndexMaxKeys;
+  final boolean recordIndexTrusted;
   final Map<String, String> viewOptions = new HashMap<>();
   final String streamStart;
   final boolean cdc;
@@ -106,6 +113,7 @@ final class ReadOptions implements Serializable {
       ? Instants.normalize(o.get(LOG_COMPACTION_INSTANT), LOG_COMPACTION_INSTANT)
       : null;
     recordIndexMaxKeys = count(o, RECORD_INDEX_MAX_KEYS, DEFAULT_RECORD_INDEX_MAX_KEYS);
+    recordIndexTrusted = bool(o, RECORD_INDEX_TRUSTED, false);
     boolean readsPlan = compactionInstant != null || clusteringInstant != null || logCompactionInstant != null;
     if (readsPlan && (queryType != QueryType.SNAPSHOT || asOfInstant != null)) {
       throw new IllegalArgumentException(

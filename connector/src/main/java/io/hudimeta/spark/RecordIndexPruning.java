@@ -2,11 +2,13 @@ package io.hudimeta.spark;
 
 import io.hudimeta.index.IndexDefinitions;
 import io.hudimeta.index.RecordIndex;
+import io.hudimeta.index.RepeatedKeys;
 import io.hudimeta.index.SecondaryIndex;
 import io.hudimeta.index.SecondaryValues;
 import io.hudimeta.metadata.MetadataTable;
 import io.hudimeta.table.FileGroupId;
 import io.hudimeta.table.TableConfig;
+import io.hudimeta.table.Timeline;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -43,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * filters, being ANDed. Like column_stats pruning it needs data skipping, the metadata table (in sync) and
  * the latest snapshot, and every filter is still applied after the scan. When it applies it comes first, as
  * in Hudi's file index (the first index that answers decides): only the partitions holding the keys are
- * listed, and neither partition_stats nor column_stats is read.
+ * listed, and neither partition_stats nor column_stats is read. It is off on a table whose commits may have
+ * written a key twice ({@link RepeatedKeys}: the index names one of its places), where Apache Hudi 1.2 prunes
+ * and drops rows; the column statistics still prune then.
  */
 final class RecordIndexPruning {
 
@@ -78,11 +82,12 @@ final class RecordIndexPruning {
     ReadOptions options,
     MetadataTable mdt,
     FileSystem fs,
-    TableConfig config,
+    Timeline timeline,
     StructType schema,
     Filter[] filters,
     boolean latestSnapshot
   ) {
+    TableConfig config = timeline.config();
     if (!options.dataSkipping) {
       return off("off(" + ReadOptions.DATA_SKIPPING + "=false)");
     }
@@ -99,6 +104,11 @@ final class RecordIndexPruning {
     KeyPin pin = KeyPin.of(filters, columns);
     if (pin == null) {
       return off("off(no-key-filter)");
+    }
+    // read only for a query the index could answer
+    String repeating = options.recordIndexTrusted ? null : RepeatedKeys.firstRepeating(timeline);
+    if (repeating != null) {
+      return off("off(keys-may-repeat: " + repeating + "; " + ReadOptions.RECORD_INDEX_TRUSTED + "=true prunes)");
     }
     String over = overCap(pin, options.recordIndexMaxKeys);
     return over != null

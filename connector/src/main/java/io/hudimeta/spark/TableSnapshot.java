@@ -308,7 +308,7 @@ final class TableSnapshot {
     MetadataTable mdt = metadataForSkipping();
     boolean latest = options.queryType == ReadOptions.QueryType.SNAPSHOT && queryInstant == null;
     DataSkipping skipping = DataSkipping.of(options.dataSkipping, mdt, config, schema, filters, latest);
-    RecordIndexPruning recordIndex = RecordIndexPruning.of(options, mdt, fs, config, schema, filters, latest);
+    RecordIndexPruning recordIndex = RecordIndexPruning.of(options, mdt, fs, timeline, schema, filters, latest);
     Set<String> located = recordIndex.partitions(); // when it answers, no stats are read (Hudi's order)
     List<String> partitions =
       located == null
