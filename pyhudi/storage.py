@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import os
 import posixpath
+import struct
 import urllib.parse
 import uuid
+import zlib
 from dataclasses import dataclass
 
 import pyarrow.fs as pafs
 
 from pyhudi.errors import HudiError
+
+HADOOP_CRC_CHUNK = 512  # bytes a checksum of Hadoop's .crc files covers (file.bytes-per-checksum)
 
 
 class StorageError(HudiError, OSError):
@@ -90,6 +94,7 @@ class Storage:
             with open(tmp, "wb") as f:
                 f.write(data)
             os.replace(tmp, path)
+            _refresh_hadoop_crc(path, data)
             return
         with self.fs.open_output_stream(path) as f:
             f.write(data)
@@ -146,6 +151,22 @@ class Storage:
 
     def mkdirs(self, path: str) -> None:
         self.fs.create_dir(path, recursive=True)
+
+
+def _refresh_hadoop_crc(path: str, data: bytes) -> None:
+    """Hadoop's local file system (Apache Hudi's on local disk) keeps a `.<name>.crc` beside each file it writes
+    and refuses to read the file when it no longer matches: a file pyhudi replaces gets its checksums anew, as
+    Hadoop's ChecksumFileSystem writes them ("crc\\0", 512 bytes a chunk, then each chunk's CRC32)."""
+    folder, name = os.path.split(path)
+    crc = os.path.join(folder, f".{name}.crc")
+    if not os.path.exists(crc):
+        return
+    sums = b"".join(struct.pack(">I", zlib.crc32(data[i:i + HADOOP_CRC_CHUNK]))
+                    for i in range(0, len(data), HADOOP_CRC_CHUNK))
+    tmp = f"{crc}.{uuid.uuid4().hex}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(b"crc\x00" + struct.pack(">i", HADOOP_CRC_CHUNK) + sums)
+    os.replace(tmp, crc)
 
 
 class _S3Conditional:

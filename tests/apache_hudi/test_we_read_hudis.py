@@ -50,3 +50,33 @@ def test_a_key_hudi_wrote_twice_is_returned_twice_where_hudi_returns_it_once(spa
     assert hudi.read(path).column("txn_id").to_pylist().count("TXN-001") == 2
     assert spark.read.format("hudi-meta").load(path).where("txn_id = 'TXN-001'").count() == 2
     assert hudi.read(path, where="txn_id = 'TXN-001'").num_rows == 1
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_a_version_9_table_downgraded_by_hudi_is_written_by_pyhudi(spark, hudis, tmp_path, table_type):
+    """What pyhudi's refusal of a version-9 write advises, done: Apache Hudi 1.2.0 writes a table at version 9,
+    pyhudi refuses to write it (nothing changes), Hudi's own CALL downgrade_table(to_version => 'EIGHT') takes it
+    to version 8, pyhudi upserts on it, and both Hudi 1.2.0 and hudi-meta read the rows the model holds."""
+    from apache_hudi.model import row, table
+    from pyhudi import HudiTable
+    from pyhudi.table.properties import TableVersionError
+    from tests.canonical import canon
+    from tests.table_checks import unchanged_after
+
+    hudi, path = hudis[NEWEST], str(tmp_path / "t")
+    opts = options("downgraded", table_type)
+    hudi.write(path, table([row(k, 1) for k in range(8)]), **opts, **{"hoodie.datasource.write.operation": "upsert"})
+    ours = HudiTable(spark, path, opts)
+    later = spark.createDataFrame(table([row(k, 2) for k in range(4, 12)]))
+    unchanged_after(path, lambda: ours.upsert(later), "is table version 9")
+    with pytest.raises(TableVersionError):
+        ours.upsert(later)
+    name = hudi.register(path)
+    assert hudi.sql(f"CALL downgrade_table(table => '{name}', to_version => 'EIGHT')").to_pylist() == [
+        {"result": True}]
+    assert "hoodie.table.version=8" in (tmp_path / "t" / ".hoodie" / "hoodie.properties").read_text()
+    ours.upsert(later)
+    expected = canon(table([row(k, 1) for k in range(4)] + [row(k, 2) for k in range(4, 12)]))["rows"]
+    data = ["id", "name", "ts", "city", "fare"]
+    assert canon(hudi.read(path).select(data))["rows"] == expected
+    assert canon(spark.read.format("hudi-meta").load(path).select(*data).toArrow())["rows"] == expected

@@ -1,4 +1,5 @@
-"""Storage.create_if_absent, the commit point: atomic on each store, refused where it cannot be.
+"""Storage.create_if_absent, the commit point: atomic on each store, refused where it cannot be; Storage.write
+keeps Hadoop's .crc of a local file it replaces.
 
 S3 is tested against a real S3-compatible server (moto's, started as its own process), which honours
 PutObject's If-None-Match like S3 does."""
@@ -108,3 +109,22 @@ def test_a_store_without_conditional_create_is_refused_for_commits(tmp_path):
         storage.create_if_absent("a.commit", b"x")
     assert isinstance(err.value, HudiError)
     assert not (tmp_path / "a.commit").exists()
+
+
+def test_a_file_hadoop_wrote_and_pyhudi_replaced_reads_in_hadoop(spark, tmp_path):
+    """Hadoop's local file system (Apache Hudi's on local disk) writes a .crc beside each file and refuses a file
+    that no longer matches it: a file pyhudi replaces gets its .crc anew (hoodie.properties on a table Hudi made)."""
+    jvm = spark._jvm
+    hpath = jvm.org.apache.hadoop.fs.Path(str(tmp_path / "hoodie.properties"))
+    fs = hpath.getFileSystem(spark._jsc.hadoopConfiguration())
+    out = fs.create(hpath, True)
+    out.write(bytearray(b"written by hadoop\n" * 10))
+    out.close()
+    assert (tmp_path / ".hoodie.properties.crc").exists()
+    storage, _ = Storage.for_uri(str(tmp_path))
+    replaced = b"replaced by pyhudi\n" * 100  # several 512-byte chunks
+    storage.write(str(tmp_path / "hoodie.properties"), replaced)
+    stream = fs.open(hpath)
+    buffer = jvm.java.io.ByteArrayOutputStream()
+    jvm.org.apache.hadoop.io.IOUtils.copyBytes(stream, buffer, 4096, True)  # a stale .crc fails this read
+    assert bytes(buffer.toByteArray()) == replaced
