@@ -45,33 +45,19 @@ print("RESULT " + json.dumps(times))
 SQL = """
 import json, sys, time
 started = time.perf_counter()
-from pyhudi import spark_session
-spark = spark_session()
+if sys.argv[5] == "hudi-meta":
+    from pyhudi import spark_session
+    spark, using = spark_session(), "`hudi-meta` PARTITIONED BY (city)"
+    props = " TBLPROPERTIES (primaryKey = 'id', preCombineField = 'ts')"
+else:  # Spark alone, a Parquet table
+    from pyspark.sql import SparkSession
+    spark = SparkSession.builder.master("local[*]").config("spark.sql.session.timeZone", "UTC").getOrCreate()
+    using, props = "parquet PARTITIONED BY (city)", ""
 times = {"session": time.perf_counter() - started}
 path = sys.argv[3]
 for name, statement in (
-        ("CREATE TABLE", f"CREATE TABLE first (id INT, name STRING, ts BIGINT, city STRING) USING `hudi-meta` "
-                         f"PARTITIONED BY (city) LOCATION '{path}' TBLPROPERTIES (primaryKey = 'id', "
-                         f"preCombineField = 'ts')"),
-        ("first INSERT", "INSERT INTO first VALUES (1, 'a', 1, 'sf'), (2, 'b', 1, 'la'), (3, 'c', 1, 'sf')"),
-        ("second INSERT", "INSERT INTO first VALUES (4, 'd', 1, 'sf')")):
-    start = time.perf_counter()
-    spark.sql(statement)
-    times[name] = time.perf_counter() - start
-assert spark.table("first").count() == 4
-print("RESULT " + json.dumps(times))
-"""
-
-PARQUET = """
-import json, sys, time
-from pyspark.sql import SparkSession
-started = time.perf_counter()
-spark = SparkSession.builder.master("local[*]").config("spark.sql.session.timeZone", "UTC").getOrCreate()
-times = {"session": time.perf_counter() - started}
-path = sys.argv[3]
-for name, statement in (
-        ("CREATE TABLE", f"CREATE TABLE first (id INT, name STRING, ts BIGINT, city STRING) USING parquet "
-                         f"PARTITIONED BY (city) LOCATION '{path}'"),
+        ("CREATE TABLE", f"CREATE TABLE first (id INT, name STRING, ts BIGINT, city STRING) USING {using} "
+                         f"LOCATION '{path}'{props}"),
         ("first INSERT", "INSERT INTO first VALUES (1, 'a', 1, 'sf'), (2, 'b', 1, 'la'), (3, 'c', 1, 'sf')"),
         ("second INSERT", "INSERT INTO first VALUES (4, 'd', 1, 'sf')")):
     start = time.perf_counter()
@@ -101,9 +87,9 @@ print("RESULT " + json.dumps(times))
 """
 
 
-def _run(script: str, path: str) -> dict:
+def _run(script: str, path: str, source: str) -> dict:
     project = os.path.dirname(OUT).rsplit(os.sep, 2)[0]
-    done = subprocess.run([sys.executable, "-c", script, json.dumps(ROWS), json.dumps(OPTIONS), path, DDL],
+    done = subprocess.run([sys.executable, "-c", script, json.dumps(ROWS), json.dumps(OPTIONS), path, DDL, source],
                           capture_output=True, text=True, timeout=900, cwd=project,
                           env={**os.environ, "PYTHONPATH": project})
     line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
@@ -113,14 +99,14 @@ def _run(script: str, path: str) -> dict:
 
 
 def main() -> None:
-    systems = {"pyhudi + hudi-meta, DataFrame API": DATAFRAME, "pyhudi + hudi-meta, SQL": SQL,
-               "Spark 4.3 alone, SQL on a Parquet table (the floor)": PARQUET,
-               "Apache Hudi 1.2.0 (its Spark bundle), DataFrame API": HUDI}
+    systems = {"pyhudi + hudi-meta, DataFrame API": (DATAFRAME, ""), "pyhudi + hudi-meta, SQL": (SQL, "hudi-meta"),
+               "Spark 4.3 alone, SQL on a Parquet table (the floor)": (SQL, "parquet"),
+               "Apache Hudi 1.2.0 (its Spark bundle), DataFrame API": (HUDI, "")}
     figures: dict[str, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="pyhudi-first-write-") as work:
         for run in range(RUNS):  # interleaved: each system sees the machine as the others do
-            for number, (system, script) in enumerate(systems.items()):
-                times = _run(script, os.path.join(work, f"run{run}-system{number}"))
+            for number, (system, (script, source)) in enumerate(systems.items()):
+                times = _run(script, os.path.join(work, f"run{run}-system{number}"), source)
                 for step, seconds in times.items():
                     figures.setdefault(system, {}).setdefault(step, []).append(seconds)
                 print(f"run {run + 1}/{RUNS} {system}: " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()),

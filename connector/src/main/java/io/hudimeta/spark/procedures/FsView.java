@@ -11,6 +11,7 @@ import io.hudimeta.view.ViewStorageConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -118,23 +119,29 @@ final class FsView {
   }
 
   private static Object[] allRow(Files files, FileSlice s) {
-    long baseSize = s.baseFile() == null ? 0L : s.baseFile().size();
     List<String> logs = new ArrayList<>();
     long logSize = 0;
     for (LogFile log : files.newestFirst(s)) {
       logSize += log.size();
       logs.add(files.text(s, log));
     }
-    return new Object[] {
+    return row(files, s, logSize, "[" + String.join(", ", logs) + "]"); // a Java List's toString
+  }
+
+  /** The columns both procedures begin with, then {@code more}. */
+  private static Object[] row(Files files, FileSlice s, long logSize, Object... more) {
+    Object[] first = {
       s.partitionPath(),
       s.fileId(),
       s.baseInstantTime(),
       files.base(s),
-      baseSize,
-      (long) logs.size(),
+      s.baseFile() == null ? 0L : s.baseFile().size(),
+      (long) s.logFiles().size(),
       logSize,
-      "[" + String.join(", ", logs) + "]", // a Java List's toString
     };
+    Object[] out = Arrays.copyOf(first, first.length + more.length);
+    System.arraycopy(more, 0, out, first.length, more.length);
+    return out;
   }
 
   private static Object[] latestRow(Files files, FileSlice s) {
@@ -149,21 +156,17 @@ final class FsView {
       completedSize += files.timeline.completionTime(log.instantTime()) != null ? log.size() : 0;
       (log.instantTime().equals(s.baseInstantTime()) ? sameInstant : others).add(files.text(s, log));
     }
-    return new Object[] {
-      s.partitionPath(),
-      s.fileId(),
-      s.baseInstantTime(),
-      files.base(s),
-      baseSize,
-      (long) s.logFiles().size(),
+    return row(
+      files,
+      s,
       logSize,
       completedSize,
       logSize - completedSize,
       baseSize > 0 ? completedSize / (double) baseSize : -1.0,
       baseSize > 0 ? (logSize - completedSize) / (double) baseSize : -1.0,
       "[" + String.join(",", sameInstant) + "]", // Scala's mkString
-      "[" + String.join(",", others) + "]",
-    };
+      "[" + String.join(",", others) + "]"
+    );
   }
 
   /** Paths as Hudi prints them: full, and a log file as HoodieLogFile.toString of the table's release. */

@@ -26,6 +26,10 @@ final class Registry {
 
   private static final Param TABLE = optional("table", StringType);
   private static final Param PATH = optional("path", StringType);
+  /** The columns show_fsview_all and show_fsview_latest begin with. */
+  private static final String FS_VIEW_COLUMNS =
+    "partition:string,file_id:string,base_instant:string,data_file:string,data_file_size:long," +
+    "num_delta_files:long,total_delta_file_size:long,";
 
   private Registry() {}
 
@@ -59,21 +63,10 @@ final class Registry {
       new ProcedureSpec(
         "show_fsview_latest",
         "the latest file slice of each file group",
-        List.of(
-          TABLE,
-          optional("max_instant", StringType, "''"),
-          optional("include_max", BooleanType, "false"),
-          optional("include_in_flight", BooleanType, "false"),
-          optional("exclude_compaction", BooleanType, "false"),
-          optional("limit", IntegerType, "10"),
-          optional("path_regex", StringType), // Hudi's default ALL_PARTITIONS: NULL here, to tell it from given
-          optional("partition_path", StringType),
-          optional("merge", BooleanType, "true"),
-          PATH
-        ),
+        fsViewParams(optional("partition_path", StringType), optional("merge", BooleanType, "true")),
         columns(
-          "partition:string,file_id:string,base_instant:string,data_file:string,data_file_size:long,",
-          "num_delta_files:long,total_delta_file_size:long,delta_size_compaction_scheduled:long,",
+          FS_VIEW_COLUMNS,
+          "delta_size_compaction_scheduled:long,",
           "delta_size_compaction_unscheduled:long,delta_to_base_radio_compaction_scheduled:double,",
           "delta_to_base_radio_compaction_unscheduled:double,delta_files_compaction_scheduled:string,",
           "delta_files_compaction_unscheduled:string"
@@ -85,20 +78,8 @@ final class Registry {
       new ProcedureSpec(
         "show_fsview_all",
         "every file slice of every file group",
-        List.of(
-          TABLE,
-          optional("max_instant", StringType, "''"),
-          optional("include_max", BooleanType, "false"),
-          optional("include_in_flight", BooleanType, "false"),
-          optional("exclude_compaction", BooleanType, "false"),
-          optional("limit", IntegerType, "10"),
-          optional("path_regex", StringType),
-          PATH
-        ),
-        columns(
-          "partition:string,file_id:string,base_instant:string,data_file:string,data_file_size:long,",
-          "num_delta_files:long,total_delta_file_size:long,delta_files:string"
-        ),
+        fsViewParams(),
+        columns(FS_VIEW_COLUMNS, "delta_files:string"),
         FsView::all
       )
     );
@@ -257,6 +238,24 @@ final class Registry {
         "fs_size:long,metadata_size:long"
       )
     );
+  }
+
+  /** Hudi's PARAMETERS_ALL of the file-system view procedures, then {@code more} (show_fsview_latest's), then path. */
+  private static List<Param> fsViewParams(Param... more) {
+    List<Param> params = new ArrayList<>(
+      List.of(
+        TABLE,
+        optional("max_instant", StringType, "''"),
+        optional("include_max", BooleanType, "false"),
+        optional("include_in_flight", BooleanType, "false"),
+        optional("exclude_compaction", BooleanType, "false"),
+        optional("limit", IntegerType, "10"),
+        optional("path_regex", StringType) // Hudi's default ALL_PARTITIONS: NULL here, to tell it from given
+      )
+    );
+    params.addAll(List.of(more));
+    params.add(PATH);
+    return params;
   }
 
   private static void add(String name, String description, List<Param> params, StructType output) {
