@@ -9,19 +9,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pyhudi.cli import common
-from pyhudi.metadata import MetadataWriter, listing_from_storage
-from pyhudi.storage import Storage
-from pyhudi.table import properties
-
-
-def _open(path: str) -> MetadataWriter:
-    storage, base = Storage.for_uri(path)
-    return MetadataWriter(storage, base, properties.load(storage, base))
+from pyhudi.metadata import MetadataWriter, listing_from_storage, of_table
 
 
 @common.writes("create", "delete")
 def cmd_metadata(args, console: Console) -> int:
-    mdt = _open(args.path)
+    mdt = of_table(args.path)
     if args.action == "create":
         with console.status("listing the table (writers may go on meanwhile)...") as status:
             def progress(stage: str, detail: str) -> None:

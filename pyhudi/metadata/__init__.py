@@ -14,8 +14,18 @@ from pyhudi.metadata.keys import ALL_PARTITIONS_KEY, BLOOM_FILTERS, COLUMN_STATS
 from pyhudi.metadata.layout import DEFAULT_PARTITIONS, SUPPORTED_PARTITIONS
 from pyhudi.metadata.stats import column_stats_json
 from pyhudi.metadata.writer import MetadataWriter
+from pyhudi.storage import Storage
+from pyhudi.table import properties
 from pyhudi.table.file_slices import listing_from_storage
+
+
+def of_table(path: str) -> MetadataWriter:
+    """The metadata table of the table at `path` (a path or URI), with the default partitions: what `pyhudi
+    metadata create|delete|...` and the create/delete_metadata_table procedures work on."""
+    storage, base = Storage.for_uri(path)
+    return MetadataWriter(storage, base, properties.load(storage, base))
+
 
 __all__ = ["ALL_PARTITIONS_KEY", "BLOOM_FILTERS", "COLUMN_STATS", "DEFAULT_PARTITIONS", "FILES", "MetadataRecordError",
            "MetadataTableError", "MetadataWriter", "PARTITION_STATS", "SUPPORTED_PARTITIONS", "column_stats_json",
-           "files_key", "listing_from_storage"]
+           "files_key", "listing_from_storage", "of_table"]

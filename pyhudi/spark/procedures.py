@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
+from pyhudi.metadata import of_table
 from pyhudi.services import archival, clean, clustering, compaction, restore, rollback, savepoint
 from pyhudi.services.instant import ServiceTable, checked, run_each
 from pyhudi.storage import Storage
@@ -312,17 +313,10 @@ def _metadata_writer(path: str):
     return mdt
 
 
-def _any_metadata_table(path: str):
-    from pyhudi.metadata import MetadataWriter
-
-    storage, base = Storage.for_uri(path)
-    return MetadataWriter(storage, base, properties.load(storage, base))
-
-
 def create_metadata_table(spark, path: str, args: Args) -> list[Row]:
     """Hudi's CreateMetadataTableProcedure: builds the metadata table from one listing of the table (writers need
     not stop, as `pyhudi metadata create`); refused when the table has one."""
-    mdt = _any_metadata_table(path)
+    mdt = of_table(path)
     if mdt.exists():
         raise ProcedureError(f"Metadata directory ({mdt.mdt_path}) not empty: {path} has a metadata table; "
                              "CALL delete_metadata_table first to build it again")
@@ -334,7 +328,7 @@ def create_metadata_table(spark, path: str, args: Args) -> list[Row]:
 def delete_metadata_table(spark, path: str, args: Args) -> list[Row]:
     """Hudi's DeleteMetadataTableProcedure: the table stops listing its metadata partitions, then the folder
     goes; readers list storage until it is created again."""
-    mdt = _any_metadata_table(path)
+    mdt = of_table(path)
     mdt.delete()
     return [{"result": f"Deleted Metadata Table at '{mdt.mdt_path}'"}]
 
