@@ -11,7 +11,7 @@ import sys
 import pyarrow as pa
 
 from pyhudi import spark_session
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))  # run as a script: the project root, for tests/

@@ -9,7 +9,7 @@ import sys
 from scenario import SCHEMA, options, rows
 
 from pyhudi import spark_session
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ import os
 import sys
 
 from pyhudi import spark_session
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, v int"
 OPTIONS = {"hoodie.table.name": "online", "hoodie.datasource.write.recordkey.field": "id",

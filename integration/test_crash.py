@@ -12,11 +12,11 @@ import pytest
 
 from conftest import PROJECT
 from pyhudi.faults import POINTS
+from pyhudi.hudi_table import HudiTable
 from pyhudi.storage import Storage
 from pyhudi.table import file_names as filenames
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
-from pyhudi.write.hudi_table import HudiTable
 from tests.canonical import canon
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from conftest import PROJECT
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import indexing
-from pyhudi.write.hudi_table import HudiTable
 from tests.pyhudi.write.test_record_index import _assert_index_right, _index, _partitions
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -14,12 +14,12 @@ import pyarrow as pa
 import pytest
 
 from conftest import PROJECT
+from pyhudi.hudi_table import HudiTable
 from pyhudi.metadata import locks
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.file_slices import file_id_and_instant
 from pyhudi.write.concurrency import HEARTBEAT_DIR
-from pyhudi.write.hudi_table import HudiTable
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scenario import SCHEMA, options, rows  # noqa: E402

@@ -9,9 +9,9 @@ import pyarrow as pa
 import pytest
 
 from pyhudi.cli import main as cli
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table import file_names
-from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string"
 UPSERTS = 120  # defaults: clean after 10 commits, archival past 30, compaction every 5

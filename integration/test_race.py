@@ -14,10 +14,10 @@ import pyarrow as pa
 
 from bench.concurrency.worker import KINDS, SCHEMA, initial_rows, options
 from conftest import PROJECT
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import archival
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table.file_slices import file_id_and_instant
-from pyhudi.write.hudi_table import HudiTable
 
 WRITERS, COMMITS = 4, 12  # 48 commits a table: archival (keep.max 12) and compaction run
 

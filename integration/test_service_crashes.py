@@ -13,9 +13,9 @@ import pytest
 
 from conftest import PROJECT
 from pyhudi.cli import main as cli
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import restore
 from pyhudi.services.instant import ServiceTable
-from pyhudi.write.hudi_table import HudiTable
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scenario import SCHEMA, options, rows  # noqa: E402

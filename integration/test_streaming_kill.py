@@ -14,11 +14,11 @@ from pathlib import Path
 import pyarrow as pa
 
 from conftest import PROJECT
+from pyhudi.spark.streaming import SINK_CHECKPOINT_KEY, WRITE_ACTIONS
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
-from pyhudi.write.streaming import SINK_CHECKPOINT_KEY, WRITE_ACTIONS
 
 FILES, ROWS = 12, 6
 

@@ -5,9 +5,9 @@ whose jar ships inside this package (see :func:`connector_jar`). ``df.write.form
 reaches the writer through a py4j callback: importing pyhudi registers it with the active
 SparkSession, :func:`spark_session` with the session it makes, and :func:`register` with any other.
 """
+from pyhudi.hudi_table import HudiTable
 from pyhudi.spark.bridge import register, register_with_active_session
 from pyhudi.spark.session import connector_jar, spark_session
-from pyhudi.write.hudi_table import HudiTable
 
 __all__ = ["HudiTable", "connector_jar", "register", "spark_session"]
 __version__ = "0.1.0"

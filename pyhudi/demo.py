@@ -61,7 +61,7 @@ class Demo:
 
 
 def own_table(demo: Demo, path: str) -> None:
-    from pyhudi.write.hudi_table import HudiTable
+    from pyhudi.hudi_table import HudiTable
 
     spark, rides = demo.spark, HudiTable(demo.spark, path, OPTIONS)
     cities = ("paris", "lima", "oslo")

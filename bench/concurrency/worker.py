@@ -68,15 +68,15 @@ def _spark():
 
 
 def init(path: str, kind: str, workload: str) -> None:
-    from pyhudi.write.hudi_table import HudiTable
+    from pyhudi.hudi_table import HudiTable
     spark = _spark()
     HudiTable(spark, path, options(kind)).upsert(spark.createDataFrame(initial_rows(workload), SCHEMA))
     spark.stop()
 
 
 def write(results: str, writer: int, commits: int, seed: int, workload: str, tables: list[tuple[str, str]]) -> None:
+    from pyhudi.hudi_table import HudiTable
     from pyhudi.write.concurrency import HudiConflictError
-    from pyhudi.write.hudi_table import HudiTable
     spark = _spark()
     rng = random.Random(seed)
     with open(results, "a", encoding="utf-8") as out:

@@ -475,7 +475,7 @@ class HudiCommits:
         if mdt.compact_if_needed(self.cfg.metadata_compact_after):
             mdt.clean()
         mdt.commit(instant, "commit", [stat], {}, operation=self.cfg.operation, schema=self.commit_schema,
-                   record_index=self._record_index(stat, keys, mdt.compression) if self.cfg.maintains_record_index
+                   record_index=self._record_index(stat, keys, mdt.compression) if "record_index" in self.cfg.metadata_partitions
                    else None)
 
     def _record_index(self, stat, keys: list[str], compression: str):

@@ -144,7 +144,7 @@ class Bench:
     def lookup(self) -> None:
         """100k keys located on executors, with the process-wide HFile block cache sized to hold the whole index
         (blocks of one lookup serve the next) and with it off (every lookup reads and inflates the index)."""
-        from pyhudi.write import record_index
+        from pyhudi.write.index import record as record_index
 
         keys = self.spark.createDataFrame([(k,) for k in self.lookups], "_hudi_bk string").cache()
         keys.count()

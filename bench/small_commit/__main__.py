@@ -44,7 +44,7 @@ def _input(spark, r: int, source: str):
 
 
 def _pyhudi(spark, table_type: str, limit: str, index: str = "SIMPLE", source: str = "rows") -> tuple[float, float]:
-    from pyhudi.write.hudi_table import HudiTable
+    from pyhudi.hudi_table import HudiTable
 
     path = os.path.join(WORK, f"{table_type}_{limit}_{index}_{source}")
     shutil.rmtree(path, ignore_errors=True)

@@ -54,7 +54,7 @@ ROW_WRITER_SETTINGS = SIMPLE_SETTINGS + ", hoodie.datasource.write.row.writer.en
 def write(spark, path: str, source_dir: str, operation: str, table_type: str = "COW",
           extra: dict[str, str] | None = None) -> str:
     """One pyhudi write of the staged Parquet `source_dir` (read by Spark) to the table at `path`."""
-    from pyhudi.write.hudi_table import HudiTable
+    from pyhudi.hudi_table import HudiTable
 
     options = {**OPTIONS, "hoodie.datasource.write.table.type": TABLE_TYPES[table_type], **(extra or {})}
     df = spark.read.parquet(source_dir)

@@ -27,7 +27,6 @@ def cmd_index(args, console: Console) -> int:
     from pyhudi.metadata import record_index as ri
     from pyhudi.metadata.keys import RECORD_INDEX
     from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
-    from pyhudi.metadata.state import MdtState
     from pyhudi.table import index_definitions
 
     part = _index_partition(args)
@@ -45,7 +44,7 @@ def cmd_index(args, console: Console) -> int:
     mdt = _metadata_writer(args.path)
     built = completed_partitions(mdt.data_props) if mdt.exists() else []
     if args.action == "list":
-        state = MdtState(mdt) if built else None
+        state = mdt.state() if built else None
         defs = index_definitions.load(mdt.storage, mdt.base_path, mdt.data_props)
         for p in built:
             on = index_definitions.secondary_column(defs, p)

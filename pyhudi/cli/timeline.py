@@ -69,7 +69,7 @@ def cmd_savepoint(args, console: Console) -> int:
 def cmd_restore(args, console: Console) -> int:
     from pyhudi.services import restore
 
-    done = restore.restore(args.path, args.to, progress=console.print)
+    done = restore.restore(args.path, args.to, progress=console.print, spark=common.spark)
     console.print(f"restored to savepoint {args.to}; restore instant {done.requested_time}")
     return 0
 

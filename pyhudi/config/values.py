@@ -29,7 +29,7 @@ BULK_INSERT_SORT_MODES = same("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITIO
                               "PARTITION_PATH_REPARTITION_AND_SORT")
 # Parquet codec names as Hudi takes them -> as pyarrow writes them
 CODECS = {**same("zstd", "gzip", "snappy", "lz4", "brotli"), "uncompressed": "none", "none": "none"}
-INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "BUCKET", "RECORD_INDEX")
+INDEX_TYPES = same("SIMPLE", "GLOBAL_SIMPLE", "BLOOM", "GLOBAL_BLOOM", "BUCKET", "RECORD_INDEX")
 BUCKET_ENGINES = same("SIMPLE")
 VIEW_TYPES = same("MEMORY", "SPILLABLE_DISK", "REMOTE_FIRST", "REMOTE_ONLY")
 # org.apache.hudi.common.config.RecordMergeMode: pyhudi merges by the ordering field when there is one

@@ -5,8 +5,9 @@ it done)."""
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
+from pyhudi.metadata.context import MdtContext
 from pyhudi.metadata.layout import INIT_INSTANT_PREFIX
 from pyhudi.metadata.state import MdtState
 from pyhudi.table import file_names
@@ -14,18 +15,20 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import WRITE_ACTIONS, Instant, Timeline
 from pyhudi.table.write_stat import WriteStat
 
-if TYPE_CHECKING:
-    from pyhudi.metadata.writer import MetadataWriter
+# writes the MDT deltacommit of a completed data instant: (instant, action, write stats, replaced file ids,
+# operation, schema), as MetadataWriter.commit_now does
+Commit = Callable[..., object]
 
 
-def catch_up(writer: "MetadataWriter", covered: Callable[[Instant], bool] | None) -> tuple[list[str], MdtState]:
+def catch_up(ctx: MdtContext, covered: Callable[[Instant], bool] | None, commit: Commit
+             ) -> tuple[list[str], MdtState]:
     """Applies the missed writes in completion order until none is left; returns their instant
     times and the state it last read (current: nothing was applied after it). `covered(instant)`:
     whether the MDT's initial listing holds that instant's files (default: it completed no later
     than the initialisation)."""
     applied: list[str] = []
     while True:
-        state = MdtState(writer)
+        state = MdtState(ctx)
         covered_by = covered or covered_by_init(state)
         missed = sorted((i for i in state.data.completed.values()
                          if i.action in WRITE_ACTIONS and i.requested_time not in state.completed
@@ -33,7 +36,7 @@ def catch_up(writer: "MetadataWriter", covered: Callable[[Instant], bool] | None
         if not missed:
             return applied, state
         for inst in missed:
-            apply_data_instant(writer, state.data.timeline, inst)
+            apply_data_instant(ctx, commit, state.data.timeline, inst)
             applied.append(inst.requested_time)
 
 
@@ -48,13 +51,13 @@ def covered_by_init(state: MdtState) -> Callable[[Instant], bool]:
     return lambda i: (i.completion_time or "") <= mark
 
 
-def _write_stat_of(writer: "MetadataWriter", partition: str, s: dict) -> WriteStat:
+def _write_stat_of(ctx: MdtContext, partition: str, s: dict) -> WriteStat:
     """A write stat as `commit` takes it, from a commit-metadata stat (and the file's footer)."""
     name = posixpath.basename(s["path"])
     is_log = file_names.is_log(name)
     col_stats = bloom = bloom_type = None
     if not is_log and name.endswith(".parquet"):
-        col_stats, bloom, bloom_type = writer.footer(partition, name)
+        col_stats, bloom, bloom_type = ctx.footer(partition, name)
     cdc_path, cdc_size = next(iter((s.get("cdcStats") or {}).items()), (None, None))
     return WriteStat(partition=partition, file_id=s.get("fileId") or "", path=s["path"],
                      file_size=s.get("fileSizeInBytes") or 0, is_log=is_log, num_writes=s.get("numWrites") or 0,
@@ -62,9 +65,9 @@ def _write_stat_of(writer: "MetadataWriter", partition: str, s: dict) -> WriteSt
                      cdc_size=cdc_size)
 
 
-def apply_data_instant(writer: "MetadataWriter", timeline: Timeline, inst: Instant) -> None:
+def apply_data_instant(ctx: MdtContext, commit: Commit, timeline: Timeline, inst: Instant) -> None:
     """Writes the MDT deltacommit of a completed data instant."""
     meta = im.decode(timeline.read(inst), layout_version=timeline.layout)
-    stats = [_write_stat_of(writer, partition, s) for partition, s in im.write_stats(meta) if s.get("path")]
-    writer.commit_now(inst.requested_time, inst.action, stats, im.replaced_file_ids(meta),
+    stats = [_write_stat_of(ctx, partition, s) for partition, s in im.write_stats(meta) if s.get("path")]
+    commit(inst.requested_time, inst.action, stats, im.replaced_file_ids(meta),
                       operation=meta.get("operationType"), schema=im.schema_of(meta))

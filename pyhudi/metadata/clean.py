@@ -4,32 +4,25 @@ from __future__ import annotations
 
 import posixpath
 import time
-from typing import TYPE_CHECKING
 
 from pyhudi.metadata.contents import millis_since
-from pyhudi.metadata.errors import MetadataTableError
+from pyhudi.metadata.context import MdtContext
 from pyhudi.metadata.state import MdtState
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import Instant, Timeline
-
-if TYPE_CHECKING:
-    from pyhudi.metadata.writer import MetadataWriter
 
 DEFAULT_RETAINED_SLICES = 2
 CLEAN_POLICY = "KEEP_LATEST_FILE_VERSIONS"
 
 
-def clean(writer: "MetadataWriter", retain: int = DEFAULT_RETAINED_SLICES) -> str | None:
-    """Cleans the maintained partitions; returns the clean instant, None when nothing is old
-    enough. Never runs while an MDT compaction is pending."""
-    if retain < 1:
-        raise MetadataTableError(f"retain must be at least 1, got {retain}")
-    writer.rollback_failed(MdtState(writer))
-    state = MdtState(writer)
+def clean(ctx: MdtContext, partitions: list[str], retain: int = DEFAULT_RETAINED_SLICES) -> str | None:
+    """Cleans `partitions` (the writer has rolled back what failed); returns the clean instant, None when
+    nothing is old enough. Never runs while an MDT compaction is pending."""
+    state = MdtState(ctx)
     if state.pending_compactions():
         return None
     doomed: dict[str, list[str]] = {}
-    for part in writer.partitions():
+    for part in partitions:
         for slices in state.slices(part).values():
             for sl in slices[:-retain]:
                 doomed.setdefault(part, []).extend(sl.files())
@@ -40,24 +33,24 @@ def clean(writer: "MetadataWriter", retain: int = DEFAULT_RETAINED_SLICES) -> st
     plan = {"earliestInstantToRetain": None, "lastCompletedCommitTimestamp": max(state.completed, default=""),
             "policy": CLEAN_POLICY, "filesToBeDeletedPerPartition": {}, "version": 2,
             "filePathsToBeDeletedPerPartition": {
-                p: [{"filePath": f"{writer.mdt_path}/{p}/{n}", "isBootstrapBaseFile": False} for n in sorted(ns)]
+                p: [{"filePath": f"{ctx.mdt_path}/{p}/{n}", "isBootstrapBaseFile": False} for n in sorted(ns)]
                 for p, ns in doomed.items()},
             "partitionsToBeDeleted": [], "extraMetadata": None}
     body = im.encode(im.CLEANER_PLAN, plan)
     requested = tl.create_requested("clean", body, requested_time=t)
     inflight = tl.transition_to_inflight(requested, body)
-    execute(writer, tl, inflight, plan, time.monotonic())
+    execute(ctx, tl, inflight, plan, time.monotonic())
     return t
 
 
-def execute(writer: "MetadataWriter", tl: Timeline, inflight: Instant, plan: dict, start: float) -> None:
+def execute(ctx: MdtContext, tl: Timeline, inflight: Instant, plan: dict, start: float) -> None:
     """Deletes the planned files and completes the clean."""
     parts = {}
     total = 0
     for p, infos in (plan.get("filePathsToBeDeletedPerPartition") or {}).items():
         names = [posixpath.basename(i["filePath"]) for i in infos]
         for i in infos:
-            writer.storage.delete(i["filePath"])
+            ctx.storage.delete(i["filePath"])
         total += len(names)
         parts[p] = {"partitionPath": p, "policy": plan["policy"], "deletePathPatterns": names,
                     "successDeleteFiles": names, "failedDeleteFiles": [], "isPartitionDeleted": False}
@@ -68,10 +61,10 @@ def execute(writer: "MetadataWriter", tl: Timeline, inflight: Instant, plan: dic
     tl.complete(inflight, im.encode(im.CLEAN, meta))
 
 
-def finish_pending(writer: "MetadataWriter", state: MdtState, inst: Instant) -> None:
+def finish_pending(ctx: MdtContext, state: MdtState, inst: Instant) -> None:
     """A clean that died: deleting files again is harmless, so finish it."""
     tl = state.timeline
     plan = im.decode(tl.read(Instant(inst.requested_time, "clean", "requested")), im.CLEANER_PLAN)
     if inst.state == "requested":
         inst = tl.transition_to_inflight(inst, im.encode(im.CLEANER_PLAN, plan))
-    execute(writer, tl, inst, plan, time.monotonic())
+    execute(ctx, tl, inst, plan, time.monotonic())

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 from operator import itemgetter
-from typing import TYPE_CHECKING
 
 from pyhudi.metadata import contents
 from pyhudi.metadata.codec import decode_record, encode_record, renamer
+from pyhudi.metadata.context import MdtContext
 from pyhudi.metadata.reader import SliceRead, read_for_rewrite
 from pyhudi.metadata.schema import schema_text_without_meta_fields
 from pyhudi.metadata.state import MdtState
@@ -15,9 +15,6 @@ from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.file_slices import FileSlice, file_id_and_instant
 from pyhudi.table.timeline import Instant
-
-if TYPE_CHECKING:
-    from pyhudi.metadata.writer import MetadataWriter
 
 DEFAULT_MAX_DELTACOMMITS = 10  # hoodie.metadata.compact.max.delta.commits
 MAX_PARQUET_FILE_SIZE = 120 * 1024 * 1024  # hoodie.parquet.max.file.size, used by compaction metrics
@@ -43,16 +40,15 @@ def _operation(state: MdtState, part: str, fid: str, sl: FileSlice) -> dict:
             "bootstrapFilePath": None}
 
 
-def compact(writer: "MetadataWriter") -> str | None:
-    """Merges the latest slice of every file group of the maintained partitions; None when there
-    is nothing to merge or a data instant at or before the latest MDT deltacommit is pending (its
-    blocks may still become valid or be rolled back: Hudi's rule)."""
-    writer.rollback_failed(MdtState(writer))
-    state = MdtState(writer)
+def compact(ctx: MdtContext, partitions: list[str]) -> str | None:
+    """Merges the latest slice of every file group of `partitions` (the writer has rolled back what failed);
+    None when there is nothing to merge or a data instant at or before the latest MDT deltacommit is pending
+    (its blocks may still become valid or be rolled back: Hudi's rule)."""
+    state = MdtState(ctx)
     latest = max((t for t, i in state.completed.items() if i.action == "deltacommit"), default=None)
     if latest and any(t <= latest for t in state.data.pending):
         return None
-    slices = [(part, fid, sl) for part in writer.partitions() for fid, sl in sorted(state.latest(part).items())
+    slices = [(part, fid, sl) for part in partitions for fid, sl in sorted(state.latest(part).items())
               if sl.logs]  # a slice without logs has nothing to merge
     if not slices:
         return None
@@ -64,7 +60,7 @@ def compact(writer: "MetadataWriter") -> str | None:
     inflight = tl.transition_to_inflight(requested, b"")
     stats: dict[str, list[dict]] = {}
     for task, (part, _, sl) in enumerate(slices):
-        stat = compact_slice(writer, state, part, sl, c, task)
+        stat = compact_slice(ctx, state, part, sl, c, task)
         if stat is not None:
             stats.setdefault(part, []).append(stat)
     meta = im.commit_metadata(stats, "COMPACT", schema_text_without_meta_fields(), compacted=True)
@@ -72,7 +68,7 @@ def compact(writer: "MetadataWriter") -> str | None:
     return c
 
 
-def compact_slice(writer: "MetadataWriter", state: MdtState, part: str, sl: FileSlice, instant: str,
+def compact_slice(ctx: MdtContext, state: MdtState, part: str, sl: FileSlice, instant: str,
                   task: int) -> dict | None:
     """Writes the merged base HFile of one slice; returns its write stat (None: nothing to write)."""
     start = time.monotonic()
@@ -82,8 +78,8 @@ def compact_slice(writer: "MetadataWriter", state: MdtState, part: str, sl: File
         return None
     name = str(file_names.BaseFileName(sl.file_id, f"{task}-2-{task}", instant, "hfile"))
     cells = _merged_cells(read, name)
-    data = contents.base_hfile_of_cells(cells, writer.compression)
-    writer.storage.write(f"{writer.mdt_path}/{part}/{name}", data)
+    data = contents.base_hfile_of_cells(cells, ctx.compression)
+    ctx.storage.write(f"{ctx.mdt_path}/{part}/{name}", data)
     keys = {k for k, r in read.records.items() if not r.deleted}  # the untouched are in no log: no update or insert
     deleted = sum(1 for r in read.records.values() if r.deleted and (r.key in read.base_keys or r.key in read.log_keys))
     return contents.write_stat(
@@ -111,11 +107,11 @@ def _merged_cells(read: SliceRead, name: str) -> list[tuple[bytes, bytes]]:
     return cells
 
 
-def rollback_compaction(writer: "MetadataWriter", inst: Instant) -> None:
+def rollback_compaction(ctx: MdtContext, inst: Instant) -> None:
     """Removes the base files of a compaction that never completed, then its instant files."""
-    for part in writer.partition_dirs():
-        for e in writer.storage.list(f"{writer.mdt_path}/{part}"):
+    for part in ctx.partition_dirs():
+        for e in ctx.storage.list(f"{ctx.mdt_path}/{part}"):
             parsed = None if e.is_dir else file_id_and_instant(e.name)
             if parsed and parsed[1] == inst.requested_time and not parsed[2]:
-                writer.storage.delete(f"{writer.mdt_path}/{part}/{e.name}")
-    writer.mdt_timeline().delete_pending(inst)
+                ctx.storage.delete(f"{ctx.mdt_path}/{part}/{e.name}")
+    ctx.mdt_timeline().delete_pending(inst)

@@ -30,7 +30,7 @@ from pyhudi.metadata.records import (
     column_stats_tombstone,
     partition_stats_tombstone,
 )
-from pyhudi.metadata.state import DataTimeline, MdtState
+from pyhudi.metadata.state import DataTimeline
 from pyhudi.metadata.stats import META_COLUMNS_TO_INDEX
 from pyhudi.metadata.writer import KEY_CHANGING_ACTIONS
 from pyhudi.table import file_names
@@ -69,7 +69,7 @@ def build_for_write(writer: "MetadataWriter", parts: list[str], own: str) -> boo
     writes are pending it leaves them for a later write, as Hudi does, and returns False."""
     with Heartbeat(writer.storage, f"{writer.mdt_path}/{HEARTBEAT_FILE}"):
         for part in parts:
-            init_mod.clear_build(writer, part)
+            writer.clear_build(part)
             writer.mark_inflight(part)
         # writes requested from now on see the build and commit under the hand-off lock; older ones may not
         others = [i.requested_time for i in writer.data_timeline().pending()
@@ -95,12 +95,12 @@ def build(writer: "MetadataWriter", parts: Iterable[str]) -> Snapshot:
     writer.catch_up()
     files = writer.files_listing()
     data = DataTimeline(writer.data_timeline())
-    cols = writer.columns(data)
+    cols = writer.ctx.columns(data)
     entries = _entries(files)
-    stats = init_mod.file_stats(writer, entries, cols)
+    stats = init_mod.file_stats(writer.ctx, entries, cols)
     for part in parts:
-        records_at = functools.partial(init_mod.records, writer, part, entries, stats, cols, data)
-        writer.add_partition(part, writer.file_group_counts[part], init_mod.base_writer(writer, part, records_at),
+        records_at = functools.partial(init_mod.records, writer.ctx, part, entries, stats, cols, data)
+        writer.add_partition(part, writer.file_group_counts[part], init_mod.base_writer(writer.ctx, part, records_at),
                              listed=False)
     return Snapshot(files, stats, cols, data.replaced_file_groups())
 
@@ -119,21 +119,21 @@ def catch_up(writer: "MetadataWriter", snap: Snapshot, parts: Iterable[str], ins
     if not added and not gone and replaced == snap.replaced:
         return 0
     new_entries = _entries(added)
-    new_stats = init_mod.file_stats(writer, new_entries, snap.cols)
+    new_stats = init_mod.file_stats(writer.ctx, new_entries, snap.cols)
     records: dict[str, list[MetadataRecord]] = {}
     if COLUMN_STATS in parts:
         cols = snap.cols or list(META_COLUMNS_TO_INDEX)
-        records[COLUMN_STATS] = init_mod.records(writer, COLUMN_STATS, new_entries, new_stats, snap.cols, data,
+        records[COLUMN_STATS] = init_mod.records(writer.ctx, COLUMN_STATS, new_entries, new_stats, snap.cols, data,
                                                  instant) + [
             column_stats_tombstone(p, n, c) for p, names in gone.items() for n in names for c in cols]
     if BLOOM_FILTERS in parts:
-        records[BLOOM_FILTERS] = init_mod.records(writer, BLOOM_FILTERS, new_entries, new_stats, snap.cols, data,
+        records[BLOOM_FILTERS] = init_mod.records(writer.ctx, BLOOM_FILTERS, new_entries, new_stats, snap.cols, data,
                                                   instant) + [
             bloom_filter_record(p, n, instant, None, deleted=True)
             for p, names in gone.items() for n in names if file_names.is_base(n)]
     if PARTITION_STATS in parts:
         records[PARTITION_STATS] = _partition_stats(snap, now, new_stats, data, replaced, set(added) | set(gone))
-    mdt_commit.write_deltacommit(MdtState(writer), writer.storage, instant, records, {}, writer.file_group_counts,
+    mdt_commit.write_deltacommit(writer.state(), writer.storage, instant, records, {}, writer.file_group_counts,
                                  writer.compression)
     return sum(map(len, added.values())) + sum(map(len, gone.values()))
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import functools
 import posixpath
 import time
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from pyhudi.metadata import contents
+from pyhudi.metadata.context import MdtContext
 from pyhudi.metadata.errors import MetadataTableError
 from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, file_group_id
 from pyhudi.metadata.layout import (
@@ -35,9 +36,6 @@ from pyhudi.table import file_names, properties
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import COMPLETED, Timeline
 
-if TYPE_CHECKING:
-    from pyhudi.metadata.writer import MetadataWriter
-
 MDT_DIRS = ("timeline/history", ".aux/.bootstrap/.partitions", ".aux/.bootstrap/.fileids", ".schema", ".temp",
             ".heartbeat")
 Files = dict[str, dict[str, tuple]]  # partition -> file name -> (size, column stats JSON, bloom Base64)
@@ -56,53 +54,53 @@ def normalise_listing(listing: Mapping[str, Iterable[tuple]]) -> Files:
     return out
 
 
-def build(writer: "MetadataWriter", parts: list[str], files: Files, data: DataTimeline) -> list[str]:
+def build(ctx: MdtContext, parts: list[str], files: Files, data: DataTimeline) -> list[str]:
     """Writes the MDT's layout and properties and builds `parts`; returns their instants."""
-    mdt_props = metadata_table_properties(writer.data_props)
+    mdt_props = metadata_table_properties(ctx.data_props)
     for d in MDT_DIRS:
-        writer.storage.mkdirs(f"{writer.mdt_path}/.hoodie/{d}")
-    properties.save(writer.storage, writer.mdt_path, mdt_props)
-    cols = writer.columns(data)
-    stats = file_stats(writer, files, cols)
-    tl = writer.mdt_timeline()
+        ctx.storage.mkdirs(f"{ctx.mdt_path}/.hoodie/{d}")
+    properties.save(ctx.storage, ctx.mdt_path, mdt_props)
+    cols = ctx.columns(data)
+    stats = file_stats(ctx, files, cols)
+    tl = ctx.mdt_timeline()
     instants = []
     for offset, part in enumerate(parts):
         t = init_instant(offset)
-        write_partition(writer, tl, part, t, writer.file_group_counts[part],
-                        base_writer(writer, part, functools.partial(records, writer, part, files, stats, cols, data)))
+        write_partition(ctx, tl, part, t, ctx.file_group_counts[part],
+                        base_writer(ctx, part, functools.partial(records, ctx, part, files, stats, cols, data)))
         instants.append(t)
     return instants
 
 
-def file_stats(writer: "MetadataWriter", files: Files, cols) -> dict[str, dict[str, dict[str, ColumnStats]]]:
+def file_stats(ctx: MdtContext, files: Files, cols) -> dict[str, dict[str, dict[str, ColumnStats]]]:
     """partition -> file name -> column -> stats, from the listing or the Parquet footers."""
-    return {p: {name: _file_column_stats(writer, p, name, entry, cols) for name, entry in fs.items()}
+    return {p: {name: _file_column_stats(ctx, p, name, entry, cols) for name, entry in fs.items()}
             for p, fs in files.items()}
 
 
-def _file_column_stats(writer: "MetadataWriter", partition: str, name: str, entry: tuple,
+def _file_column_stats(ctx: MdtContext, partition: str, name: str, entry: tuple,
                        cols) -> dict[str, ColumnStats]:
     _, stats, _ = entry
     if stats is None and name.endswith(".parquet"):
-        stats = writer.footer(partition, name)[0]
+        stats = ctx.footer(partition, name)[0]
     return {s.column_name: s for s in parse_column_stats(name, stats, cols)}
 
 
-def _bloom_records(writer: "MetadataWriter", files: Files, instant: str) -> list[MetadataRecord]:
+def _bloom_records(ctx: MdtContext, files: Files, instant: str) -> list[MetadataRecord]:
     out = []
     for p, fs in files.items():
         for name, (_, _, b64) in fs.items():
             if not file_names.is_base(name):
                 continue
-            btype = writer.bloom_type
+            btype = ctx.bloom_type
             if b64 is None and name.endswith(".parquet"):
-                _, b64, btype = writer.footer(p, name)
+                _, b64, btype = ctx.footer(p, name)
             if b64:
-                out.append(bloom_filter_record(p, name, instant, b64, btype or writer.bloom_type))
+                out.append(bloom_filter_record(p, name, instant, b64, btype or ctx.bloom_type))
     return out
 
 
-def records(writer: "MetadataWriter", part: str, files: Files, stats, cols, data: DataTimeline,
+def records(ctx: MdtContext, part: str, files: Files, stats, cols, data: DataTimeline,
             instant: str) -> list[MetadataRecord]:
     """The records of MDT partition `part` for the files of `files` (`stats`: `file_stats`)."""
     if part == FILES:
@@ -112,7 +110,7 @@ def records(writer: "MetadataWriter", part: str, files: Files, stats, cols, data
         return [column_stats_record(p, s) for p, by_file in stats.items()
                 for by_col in by_file.values() for s in by_col.values()]
     if part == BLOOM_FILTERS:
-        return _bloom_records(writer, files, instant)
+        return _bloom_records(ctx, files, instant)
     if part == PARTITION_STATS:
         replaced = data.replaced_file_groups()
         out = []
@@ -123,11 +121,11 @@ def records(writer: "MetadataWriter", part: str, files: Files, stats, cols, data
     raise MetadataTableError(f"cannot initialise metadata partition {part}")
 
 
-def base_writer(writer: "MetadataWriter", part: str, records_at: Callable[[str], list[MetadataRecord]]
+def base_writer(ctx: MdtContext, part: str, records_at: Callable[[str], list[MetadataRecord]]
                 ) -> Callable[[str, str], list[dict]]:
     """What writes the base HFiles of MDT partition `part` at an instant, into the partition folder given:
     one per non-empty file group of `records_at(instant)`; returns their write stats."""
-    count = writer.file_group_counts[part]
+    count = ctx.file_group_counts[part]
 
     def write_bases(instant: str, pdir: str) -> list[dict]:
         groups = contents.route(records_at(instant), count)
@@ -135,8 +133,8 @@ def base_writer(writer: "MetadataWriter", part: str, records_at: Callable[[str],
         for index, recs in sorted(groups.items()):
             fid = file_group_id(part, index)
             name = str(file_names.BaseFileName(fid, f"{index}-0-0", instant, "hfile"))
-            data = contents.base_hfile(recs, name, writer.compression)
-            writer.storage.write(f"{pdir}/{name}", data)
+            data = contents.base_hfile(recs, name, ctx.compression)
+            ctx.storage.write(f"{pdir}/{name}", data)
             stats.append(contents.write_stat(
                 fileId=fid, path=f"{part}/{name}", numWrites=len(recs), numInserts=len(recs),
                 totalWriteBytes=len(data), partitionPath=part, fileSizeInBytes=len(data)))
@@ -144,7 +142,7 @@ def base_writer(writer: "MetadataWriter", part: str, records_at: Callable[[str],
     return write_bases
 
 
-def write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant: str, count: int,
+def write_partition(ctx: MdtContext, tl: Timeline, part: str, instant: str, count: int,
                     write_bases: Callable[[str, str], list[dict]]) -> None:
     """The deltacommit `instant` that creates MDT partition `part` with `count` file groups: each gets
     the bootstrap log file; `write_bases(instant, partition dir)` writes the base HFiles and returns their
@@ -152,12 +150,12 @@ def write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant: 
     start = time.monotonic()
     requested = tl.create_requested("deltacommit", b"", requested_time=instant)
     inflight = tl.transition_to_inflight(requested, b"")
-    pdir = f"{writer.mdt_path}/{part}"
-    writer.storage.write(f"{pdir}/{file_names.PARTITION_METADATA}",
+    pdir = f"{ctx.mdt_path}/{part}"
+    ctx.storage.write(f"{pdir}/{file_names.PARTITION_METADATA}",
                          file_names.partition_metadata_text(instant, 1).encode())
     for index in range(count):
         bootstrap = file_names.LogFileName(file_group_id(part, index), instant, 1, contents.BOOTSTRAP_WRITE_TOKEN)
-        writer.storage.write(f"{pdir}/{bootstrap}", contents.bootstrap_log(instant))
+        ctx.storage.write(f"{pdir}/{bootstrap}", contents.bootstrap_log(instant))
     stats = write_bases(instant, pdir)
     for s in stats:
         s["runtimeStats"] = contents.runtime(create=contents.millis_since(start))
@@ -165,13 +163,13 @@ def write_partition(writer: "MetadataWriter", tl: Timeline, part: str, instant: 
     tl.complete(inflight, im.encode(im.COMMIT, meta))
 
 
-def clear_build(writer: "MetadataWriter", partition: str) -> None:
-    """Clears what a build of `partition` that died left (no-op when none did): the MDT instants that wrote
-    only to it, its folder, its inflight mark."""
-    if partition in completed_partitions(writer.data_props) or not writer.storage.exists(
-            f"{writer.mdt_path}/{partition}") and partition not in csv(writer.data_props.get(INFLIGHT_PARTITIONS_KEY)):
-        return
-    tl = writer.mdt_timeline()
+def clear_build(ctx: MdtContext, partition: str) -> bool:
+    """Clears what a build of `partition` that died left: the MDT instants that wrote only to it and its folder
+    (the writer then drops its inflight mark); whether there was anything to clear."""
+    if partition in completed_partitions(ctx.data_props) or not ctx.storage.exists(
+            f"{ctx.mdt_path}/{partition}") and partition not in csv(ctx.data_props.get(INFLIGHT_PARTITIONS_KEY)):
+        return False
+    tl = ctx.mdt_timeline()
     mine = set()
     for inst in tl.instant_files():
         if inst.state == COMPLETED:
@@ -180,6 +178,6 @@ def clear_build(writer: "MetadataWriter", partition: str) -> None:
                 mine.add(inst.requested_time)
     for inst in sorted(tl.instant_files(), key=lambda i: i.state != COMPLETED):  # completed first
         if inst.requested_time in mine:
-            writer.storage.delete(f"{tl.dir}/{inst.file_name(tl.layout)}")
-    writer.storage.delete(f"{writer.mdt_path}/{partition}")
-    writer.unmark_inflight([partition])
+            ctx.storage.delete(f"{tl.dir}/{inst.file_name(tl.layout)}")
+    ctx.storage.delete(f"{ctx.mdt_path}/{partition}")
+    return True

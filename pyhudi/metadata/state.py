@@ -1,5 +1,5 @@
 """Snapshots of the two timelines the metadata-table writer works from: the data table's
-(`DataTimeline`) and the MDT's own with its file slices (`MdtState`).
+(`DataTimeline`, pyhudi.metadata.data_timeline) and the MDT's own with its file slices (`MdtState`).
 
 Which MDT blocks count follows the readers' rule (connector `MetadataTable`, Hudi's
 `getValidInstantTimestamps`): the block's instant is completed on the MDT, and it is a partition
@@ -10,66 +10,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pyhudi.metadata.data_timeline import DataTimeline
 from pyhudi.metadata.validity import ABSENT, COMPLETED, PENDING, block_is_valid
-from pyhudi.table import instant_metadata as im
 from pyhudi.table.file_slices import FileSlice, build_slices, committed_rule
-from pyhudi.table.timeline import WRITE_ACTIONS, Instant, Timeline
+from pyhudi.table.timeline import Instant
 
 if TYPE_CHECKING:
-    from pyhudi.metadata.writer import MetadataWriter
+    from pyhudi.metadata.context import MdtContext
     from pyhudi.storage import Entry
-
-
-class DataTimeline:
-    """What the MDT writer needs from the data table's timeline."""
-
-    def __init__(self, timeline: Timeline):
-        self.timeline = timeline
-        self.instants = timeline.instants()
-        self.completed = {i.requested_time: i for i in self.instants if i.is_completed}
-        self.pending = {i.requested_time: i for i in self.instants if not i.is_completed}
-        self.is_committed = committed_rule(self.instants)
-        self.first = min((i.requested_time for i in self.instants), default=None)
-
-    def completion(self, instant: str) -> str | None:
-        inst = self.completed.get(instant)
-        return inst.completion_time if inst else None
-
-    def _metadata(self, inst: Instant) -> dict:
-        return im.decode(self.timeline.read(inst), layout_version=self.timeline.layout)
-
-    def replaced_file_groups(self) -> dict[str, set[str]]:
-        """partition -> file ids replaced by completed replacecommits (and clusterings)."""
-        out: dict[str, set[str]] = {}
-        for inst in self.completed.values():
-            if inst.action != "replacecommit":
-                continue
-            for p, ids in im.replaced_file_ids(self._metadata(inst)).items():
-                out.setdefault(p, set()).update(ids)
-        return out
-
-    def latest_schema(self) -> str | None:
-        for inst in sorted(self.completed.values(), key=lambda i: i.requested_time, reverse=True):
-            if inst.action not in WRITE_ACTIONS:
-                continue
-            schema = im.schema_of(self._metadata(inst))
-            if schema:
-                return schema
-        return None
 
 
 class MdtState:
     """A snapshot of the MDT timeline and the data timeline, for one public operation."""
 
-    def __init__(self, writer: "MetadataWriter"):
-        self.storage = writer.storage
-        self.mdt_path = writer.mdt_path
-        self.timeline = writer.mdt_timeline()
+    def __init__(self, ctx: "MdtContext"):
+        self.storage = ctx.storage
+        self.mdt_path = ctx.mdt_path
+        self.timeline = ctx.mdt_timeline()
         self.instants = self.timeline.instants()
         self.completed = {i.requested_time: i for i in self.instants if i.is_completed}
         self.pending = [i for i in self.instants if not i.is_completed]
         self._committed = committed_rule(self.instants)  # archived MDT instants count, as on the data table
-        self.data = DataTimeline(writer.data_timeline())
+        self.data = DataTimeline(ctx.data_timeline())
         self._listings: dict[str, dict[str, Entry]] = {}
         self._slices: dict[str, dict[str, list[FileSlice]]] = {}
 

@@ -32,6 +32,7 @@ from pyhudi.metadata import clean as clean_mod
 from pyhudi.metadata import commit as commit_mod
 from pyhudi.metadata import compaction, reader
 from pyhudi.metadata import initialize as init_mod
+from pyhudi.metadata.context import MdtContext
 from pyhudi.metadata.errors import MetadataTableError
 from pyhudi.metadata.keys import DEFAULT_FILE_GROUP_COUNT, FILES, PARTITION_STATS, RECORD_INDEX, is_secondary_index
 from pyhudi.metadata.layout import (
@@ -42,7 +43,6 @@ from pyhudi.metadata.layout import (
     completed_partitions,
     csv,
     is_supported,
-    metadata_path,
     next_init_instant,
     record_built,
     validate_partitions,
@@ -50,12 +50,12 @@ from pyhudi.metadata.layout import (
 from pyhudi.metadata.locks import HANDOFF_LOCK, HEARTBEAT_EXPIRY_S, HEARTBEAT_FILE, HandoffLock, Heartbeat, age_s
 from pyhudi.metadata.records import MetadataRecord
 from pyhudi.metadata.state import DataTimeline, MdtState
-from pyhudi.metadata.stats import DEFAULT_MAX_COLUMNS_TO_INDEX, columns_to_index, read_footer
+from pyhudi.metadata.stats import DEFAULT_MAX_COLUMNS_TO_INDEX
 from pyhudi.metadata.validate import differences
 from pyhudi.storage import Storage
 from pyhudi.table import index_definitions, properties
 from pyhudi.table.file_slices import file_id_and_instant, listing_from_storage
-from pyhudi.table.timeline import COMPLETED, Instant, InstantTimeGenerator, Timeline
+from pyhudi.table.timeline import COMPLETED, Instant, Timeline
 from pyhudi.table.write_stat import WriteStat
 
 log = logging.getLogger(__name__)
@@ -95,16 +95,12 @@ class MetadataWriter:
                  compression: str = "gz",
                  max_columns_to_index: int = DEFAULT_MAX_COLUMNS_TO_INDEX):
         self.maintained = validate_partitions(list(partitions))
-        self.storage = storage
-        self.base_path = base_path.rstrip("/")
-        self.data_props = data_props
-        self.mdt_path = metadata_path(self.base_path)
-        self.file_group_counts = {**DEFAULT_FILE_GROUP_COUNT, **(file_group_counts or {})}
-        self.bloom_type = bloom_type
-        self.compression = compression
-        self.max_columns_to_index = max_columns_to_index
-        self._times = InstantTimeGenerator.for_table(storage, self.base_path)
-        self._footers: dict[tuple[str, str], tuple] = {}
+        # what the steps (initialize, commit, catch_up, compaction, clean, state) work with
+        self.ctx = MdtContext(storage, base_path, data_props, {**DEFAULT_FILE_GROUP_COUNT, **(file_group_counts or {})},
+                              bloom_type, compression, max_columns_to_index)
+        self.storage, self.base_path, self.data_props = storage, self.ctx.base_path, data_props
+        self.mdt_path, self.file_group_counts = self.ctx.mdt_path, self.ctx.file_group_counts
+        self.bloom_type, self.compression = bloom_type, compression
         self._building: list[str] | None = None  # the partitions `initialize` is building
 
     # ---- basics ----------------------------------------------------------------------------
@@ -115,39 +111,19 @@ class MetadataWriter:
         """MDT partitions the data table lists as completed and this writer maintains."""
         return [p for p in completed_partitions(self.data_props) if p in self.maintained]
 
-    def partition_dirs(self) -> list[str]:
-        """The MDT partition folders on storage (built, being built, or left by a build that died)."""
-        return sorted(e.name for e in self.storage.list(self.mdt_path) if e.is_dir and is_supported(e.name))
-
     def _live_partitions(self) -> list[str]:
         """The partitions commits write to: the completed ones, or the ones being built."""
         return self._building if self._building is not None else self.partitions()
 
     def data_timeline(self) -> Timeline:
-        return Timeline.for_table(self.storage, self.base_path, self.data_props)
+        return self.ctx.data_timeline()
 
     def mdt_timeline(self) -> Timeline:
-        tl = Timeline(self.storage, self.mdt_path, 2, "timeline")
-        tl.times = self._times  # one generator for both timelines: MDT times interleave with data times
-        return tl
+        return self.ctx.mdt_timeline()
 
-    def _is_partitioned(self) -> bool:
-        return bool(csv(self.data_props.get(properties.PARTITION_FIELDS)))
-
-    def columns(self, data: DataTimeline, schema: str | None = None) -> list[str] | None:
-        """The columns `column_stats` indexes, from `schema` or the table's latest one."""
-        schema = schema or data.latest_schema() or self.data_props.get(properties.CREATE_SCHEMA)
-        if not schema:
-            return None
-        populate = self.data_props.get(properties.POPULATE_META_FIELDS, "true").lower() != "false"
-        return columns_to_index(schema, populate, self.max_columns_to_index)
-
-    def footer(self, partition: str, name: str) -> tuple[str, str | None, str | None]:
-        """(column stats, bloom Base64, bloom type) from a Parquet base file's footer, cached."""
-        if (partition, name) not in self._footers:
-            path = posixpath.join(self.base_path, partition, name)  # join drops an empty partition
-            self._footers[(partition, name)] = read_footer(self.storage.fs, path)
-        return self._footers[(partition, name)]
+    def state(self) -> MdtState:
+        """A snapshot of the MDT timeline and the data timeline, for one operation."""
+        return MdtState(self.ctx)
 
     def _save_data_props(self, updates: Mapping[str, str | None] | Callable[[dict], Mapping[str, str | None]]
                          ) -> None:
@@ -168,7 +144,7 @@ class MetadataWriter:
         """Apache Hudi defines the column_stats index (its columns) while the partition is built, and its
         partition-stats pruning needs that definition: kept in step with the listed partitions."""
         cols = index_definitions.COLUMN_STATS in completed_partitions(self.data_props) and \
-            self.columns(DataTimeline(self.data_timeline()))
+            self.ctx.columns(DataTimeline(self.data_timeline()))
         if cols:
             index_definitions.define_column_stats(self.storage, self.base_path, self.data_props, cols)
         else:
@@ -198,7 +174,7 @@ class MetadataWriter:
             self.storage.delete(self.mdt_path)  # left over by an initialisation that died
         data_timeline = data_timeline or self.data_timeline()
         data = DataTimeline(data_timeline)
-        parts = [p for p in self.maintained if (p != PARTITION_STATS or self._is_partitioned())
+        parts = [p for p in self.maintained if (p != PARTITION_STATS or self.ctx.is_partitioned())
                  and not record_built(p)]
         # readers skip a metadata table whose partitions are inflight: a crash from here on is harmless
         self._save_data_props({PARTITIONS_KEY: "", INFLIGHT_PARTITIONS_KEY: ",".join(sorted(parts) + list(awaiting))})
@@ -208,8 +184,8 @@ class MetadataWriter:
                 listing = listing_from_storage(self.storage, self.base_path, data_timeline)
             files = init_mod.normalise_listing(listing)
             progress("listed", f"{sum(len(f) for f in files.values())} files in {len(files)} partitions")
-            self._footers = {}
-            instants = init_mod.build(self, parts, files, data)
+            self.ctx.footers.clear()
+            instants = init_mod.build(self.ctx, parts, files, data)
             progress("built", f"partitions {', '.join(parts)}")
             applied = self._hand_over(parts, set(data.completed), progress, awaiting)
         progress("ready", f"partitions {', '.join(parts)}; {len(applied)} writes made during the build applied")
@@ -279,7 +255,7 @@ class MetadataWriter:
         self.catch_up()
         tl = self.mdt_timeline()
         instant = next_init_instant(i.requested_time for i in tl.instant_files())
-        init_mod.write_partition(self, tl, part, instant, count, write_bases)
+        init_mod.write_partition(self.ctx, tl, part, instant, count, write_bases)
         if listed:
             self.list_partition(part)
         return instant
@@ -300,6 +276,11 @@ class MetadataWriter:
         self._save_data_props(lambda current: {INFLIGHT_PARTITIONS_KEY: ",".join(
             p for p in csv(current.get(INFLIGHT_PARTITIONS_KEY)) if p not in parts)})
 
+    def clear_build(self, part: str) -> None:
+        """Clears what a build of `part` that died left (no-op when none did), its inflight mark last."""
+        if init_mod.clear_build(self.ctx, part):
+            self.unmark_inflight([part])
+
     def partition_being_built(self, part: str) -> bool:
         """Whether another process is building `part` now (listed inflight, its heartbeat fresh)."""
         return part in csv(self.data_props.get(INFLIGHT_PARTITIONS_KEY)) and self.build_in_progress()
@@ -308,7 +289,7 @@ class MetadataWriter:
         """How many file groups the record index has (0 when it is not built)."""
         if RECORD_INDEX not in self._live_partitions():
             return 0
-        return len((state or MdtState(self)).latest(RECORD_INDEX))
+        return len((state or self.state()).latest(RECORD_INDEX))
 
     # ---- commits --------------------------------------------------------------------------
     def commit(self, instant: str, action: str, write_stats: Iterable[WriteStat],
@@ -332,7 +313,7 @@ class MetadataWriter:
         if not self.exists() or FILES not in self._live_partitions():
             raise MetadataTableError(f"{self.base_path} has no metadata table; initialize() it first")
         self.drop_unmaintained()
-        _, state = catch_up_mod.catch_up(self, None)
+        _, state = catch_up_mod.catch_up(self.ctx, None, self.commit_now)
         return self.commit_now(instant, action, write_stats, replaced_file_ids, deleted_files,
                                deleted_partitions=deleted_partitions, operation=operation, schema=schema, state=state,
                                record_index=record_index, secondary_index=secondary_index)
@@ -345,11 +326,11 @@ class MetadataWriter:
                    record_index: RecordIndexWrite | None = None,
                    secondary_index: SecondaryIndexWrite | None = None) -> Instant:
         """`commit` without catching up first (what the catch-up applies instants with)."""
-        state = state or MdtState(self)
+        state = state or self.state()
         self.rollback_failed(state)
         if instant in {i.requested_time for i in state.instants}:
             self.rollback(instant)  # a retry of the same data instant: apply it afresh
-        state = MdtState(self)
+        state = self.state()
         external = self._record_index_write(state, action, record_index)
         external.update(self._secondary_index_write(state, action, record_index, secondary_index))
         records, deletes = self.instant_records(state, instant, action, write_stats, replaced_file_ids,
@@ -402,12 +383,12 @@ class MetadataWriter:
             {p: set(ids) for p, ids in (replaced_file_ids or {}).items()},
             {p: [posixpath.basename(n) for n in names] for p, names in (deleted_files or {}).items()},
             list(deleted_partitions), operation, self.bloom_type)
-        return commit_mod.records_of(state, change, self._live_partitions(), self.columns(state.data, schema))
+        return commit_mod.records_of(state, change, self._live_partitions(), self.ctx.columns(state.data, schema))
 
     def catch_up(self, covered: Callable[[Instant], bool] | None = None) -> list[str]:
         """Applies the completed data writes the MDT misses, in completion order, until none is
         left; returns their instant times (`catch_up` module)."""
-        return catch_up_mod.catch_up(self, covered)[0]
+        return catch_up_mod.catch_up(self.ctx, covered, self.commit_now)[0]
 
     # ---- rollback ---------------------------------------------------------------------------
     def rollback(self, instant: str) -> bool:
@@ -426,7 +407,7 @@ class MetadataWriter:
         for inst in found:
             if inst.state == COMPLETED:
                 self.storage.delete(f"{tl.dir}/{inst.file_name(2)}")
-        for part in self.partition_dirs():
+        for part in self.ctx.partition_dirs():
             for e in self.storage.list(f"{self.mdt_path}/{part}"):
                 parsed = None if e.is_dir else file_id_and_instant(e.name)
                 if parsed and parsed[1] == instant:
@@ -446,20 +427,20 @@ class MetadataWriter:
                 if inst.requested_time not in state.data.completed:
                     self.rollback(inst.requested_time)
             elif inst.action == "compaction":
-                compaction.rollback_compaction(self, inst)
+                compaction.rollback_compaction(self.ctx, inst)
             elif inst.action == "clean":
-                clean_mod.finish_pending(self, state, inst)
+                clean_mod.finish_pending(self.ctx, state, inst)
 
     # ---- reading, table services, removal ---------------------------------------------------
     def read_partition(self, mdt_partition: str, keys: Iterable[str] | None = None,
                        prefixes: Iterable[str] | None = None, *, state: MdtState | None = None,
                        include_deleted: bool = False) -> dict[str, MetadataRecord]:
         """Merged records of an MDT partition as readers see them (`reader.read_partition`)."""
-        return reader.read_partition(state or MdtState(self), mdt_partition, keys, prefixes, include_deleted)
+        return reader.read_partition(state or self.state(), mdt_partition, keys, prefixes, include_deleted)
 
     def files_listing(self) -> dict[str, dict[str, int]]:
         """The table's partitions and files (name -> size) as the MDT `files` partition lists them."""
-        return reader.files_listing(MdtState(self))
+        return reader.files_listing(self.state())
 
     def validate(self, listing: Mapping[str, Iterable] | None = None) -> dict:
         """Differences between the MDT `files` partition and a storage listing of committed files
@@ -469,7 +450,7 @@ class MetadataWriter:
         return differences(self.files_listing(), listing)
 
     def deltacommits_since_compaction(self, state: MdtState | None = None) -> int:
-        return compaction.deltacommits_since_compaction(state or MdtState(self))
+        return compaction.deltacommits_since_compaction(state or self.state())
 
     def compact_if_needed(self, max_deltacommits: int = compaction.DEFAULT_MAX_DELTACOMMITS) -> str | None:
         """Compacts the MDT when `max_deltacommits` deltacommits (partition initialisations
@@ -480,12 +461,16 @@ class MetadataWriter:
 
     def compact(self) -> str | None:
         """Merges the latest slice of every MDT file group into a new base HFile (`compaction`)."""
-        return compaction.compact(self)
+        self.rollback_failed(self.state())
+        return compaction.compact(self.ctx, self.partitions())
 
     def clean(self, retain: int = clean_mod.DEFAULT_RETAINED_SLICES) -> str | None:
         """Deletes the files of all but the latest `retain` file slices of every MDT file group
         (`clean`); None when nothing is old enough."""
-        return clean_mod.clean(self, retain)
+        if retain < 1:
+            raise MetadataTableError(f"retain must be at least 1, got {retain}")
+        self.rollback_failed(self.state())
+        return clean_mod.clean(self.ctx, self.partitions(), retain)
 
     def delete(self) -> None:
         """Drops the metadata table: first the data table stops listing its partitions (readers

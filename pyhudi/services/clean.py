@@ -41,7 +41,6 @@ from pyhudi.config import options as o
 from pyhudi.faults import crash_point
 from pyhudi.metadata import reader as mdt_reader
 from pyhudi.metadata.layout import csv
-from pyhudi.metadata.state import MdtState
 from pyhudi.services import quiet_partitions
 from pyhudi.services.instant import Progress, ServiceTable, checked, commit, no_progress
 from pyhudi.table import instant_metadata as im
@@ -213,7 +212,7 @@ def _listing(table: ServiceTable, tl: _Timeline, partitions: set[str] | None,
     `partitions` None: all but the `quiet` ones."""
     mdt = table.metadata_writer()
     if mdt is not None:
-        state = MdtState(mdt)
+        state = mdt.state()
         if partitions is None:
             return {p: list(files) for p, files in mdt_reader.files_listing(state, quiet).items()}
         return {p: list(files) for p, files in mdt_reader.read_files(state, sorted(partitions)).items()}

@@ -36,9 +36,10 @@ from pyhudi.table.file_slices import FileSlice, committed_rule, file_id_and_inst
 from pyhudi.table.pending_plans import clustering_slices, held_file_groups, requested_plan
 from pyhudi.table.timeline import Instant
 from pyhudi.table.write_stat import by_partition
-from pyhudi.write import executor, record_index, simple_index, view
-from pyhudi.write.executor import BASE, FG, OLD, OP, SORT, WriteTask
+from pyhudi.write import executor, own_records, record_index, view
+from pyhudi.write.executor import WriteTask
 from pyhudi.write.schema_evolution import current_schema
+from pyhudi.write.tagged import BASE, FG, OLD, OP, SORT
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +199,7 @@ def _run(spark: SparkSession, table: ServiceTable, inflight: Instant, plan: dict
 def _write(spark: SparkSession, table: ServiceTable, instant: str, groups: list[dict], schema: dict,
            sort_columns: list[str], strategy: str, options: Mapping[str, str]) -> list:
     """Each group's records into its new file groups: split by ranges of the sort order, sorted in each."""
-    rows = (spark.read.format("hudi-meta").options(**simple_index.READ_OPTIONS)
+    rows = (spark.read.format("hudi-meta").options(**own_records.READ_OPTIONS)
             .option("hudi-meta.clustering.instant", instant).load(table.uri))
     missing = [c for c in sort_columns if c not in rows.columns]
     if missing:
@@ -210,7 +211,7 @@ def _write(spark: SparkSession, table: ServiceTable, instant: str, groups: list[
     counts = {gi: g.get("numOutputFileGroups") or 1 for gi, g in enumerate(groups)}
     member_df = spark.createDataFrame(members, f"_hudi_mf string, {_GROUP} int")
     output_df = spark.createDataFrame(outputs, f"_hudi_og int, _hudi_ok int, {FG} string")
-    rows = rows.join(F.broadcast(member_df), simple_index.file_id_of(F.col("_hoodie_file_name")) == F.col(
+    rows = rows.join(F.broadcast(member_df), own_records.file_id_of(F.col("_hoodie_file_name")) == F.col(
         "_hudi_mf")).drop("_hudi_mf")
     rows, sort_by = _with_sort_key(rows, sort_columns, strategy)
     if max(counts.values()) > 1:

@@ -37,9 +37,10 @@ from pyhudi.table.file_slices import FileSlice
 from pyhudi.table.pending_plans import held_file_groups, requested_plan
 from pyhudi.table.timeline import Instant, parse_instant_time
 from pyhudi.table.write_stat import by_partition
-from pyhudi.write import executor, simple_index, view
-from pyhudi.write.executor import BASE, DELETE, FG, OLD, OP, UPDATE, WriteTask
+from pyhudi.write import executor, own_records, view
+from pyhudi.write.executor import WriteTask
 from pyhudi.write.schema_evolution import current_schema
+from pyhudi.write.tagged import BASE, DELETE, FG, OLD, OP, UPDATE
 
 log = logging.getLogger(__name__)
 
@@ -182,12 +183,12 @@ def _write_slices(spark: SparkSession, table: ServiceTable, instant: Instant, op
     """The merged records of the planned slices (read through the connector), one new base file per
     file group; a group whose records are all deleted gets none (its slice stays, reading as empty).
     A log compaction's: each slice's log records and deletes, one new log file per file group."""
-    rows = (spark.read.format("hudi-meta").options(**simple_index.READ_OPTIONS)
+    rows = (spark.read.format("hudi-meta").options(**own_records.READ_OPTIONS)
             .option(f"hudi-meta.{instant.action}.instant", instant.requested_time).load(table.uri))
     bases = spark.createDataFrame([(op["fileId"], op.get("dataFilePath")) for op in ops] or [("", None)],
                                   f"{FG}_b string, {BASE} string")
     if instant.action == COMPACTION:
-        rows = rows.withColumn(FG, simple_index.file_id_of(F.col("_hoodie_file_name"))).withColumn(OP, F.lit(OLD))
+        rows = rows.withColumn(FG, own_records.file_id_of(F.col("_hoodie_file_name"))).withColumn(OP, F.lit(OLD))
     else:  # the columns the connector's log compaction read adds (LogCompactionReader)
         rows = (rows.withColumnRenamed("_hudi_file_id", FG)
                 .withColumn(OP, F.when(F.col("_hudi_deleted"), F.lit(DELETE)).otherwise(F.lit(UPDATE)))

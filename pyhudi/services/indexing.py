@@ -31,19 +31,17 @@ from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import commit as mdt_commit
 from pyhudi.metadata import from_listing
-from pyhudi.metadata import initialize as init_mod
 from pyhudi.metadata.keys import COLUMN_STATS, PARTITION_STATS, RECORD_INDEX, is_secondary_index
 from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions, csv
 from pyhudi.metadata.locks import HEARTBEAT_FILE, Heartbeat
 from pyhudi.metadata.record_index import Sizing
-from pyhudi.metadata.state import MdtState
 from pyhudi.metadata.writer import KEY_CHANGING_ACTIONS
 from pyhudi.services.instant import Progress, ServiceTable, checked, no_progress
 from pyhudi.table import index_definitions, properties
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.write import record_index, secondary_index
-from pyhudi.write.simple_index import READ_OPTIONS
+from pyhudi.write.own_records import READ_OPTIONS
 
 log = logging.getLogger(__name__)
 
@@ -231,7 +229,7 @@ def _catch_up(spark, table: ServiceTable, mdt, rows: DataFrame, tl: Timeline, se
     changed = (now.select(*cols, F.lit(False).alias(record_index.DELETED))
                .unionByName(gone.select(*cols, F.lit(True).alias(record_index.DELETED))))
     write = record_index.log_writer(spark, table.uri, changed, mdt.compression, partition)
-    mdt_commit.write_deltacommit(MdtState(mdt), table.storage, t, {}, {}, mdt.file_group_counts, mdt.compression,
+    mdt_commit.write_deltacommit(mdt.state(), table.storage, t, {}, {}, mdt.file_group_counts, mdt.compression,
                                  {partition: lambda instant: write(instant, count)})
     return [i.requested_time for i in caught]
 
@@ -239,7 +237,7 @@ def _catch_up(spark, table: ServiceTable, mdt, rows: DataFrame, tl: Timeline, se
 def _abandon(table: ServiceTable, mdt, partition: str) -> None:
     """Clears what an indexing that died left: its partition's MDT instants and folder, and its own pending
     instant files."""
-    init_mod.clear_build(mdt, partition)
+    mdt.clear_build(partition)
     for inst in table.timeline.pending():
         if inst.action == "indexing":
             table.timeline.delete_pending(inst)

@@ -40,7 +40,7 @@ from pyhudi.metadata.layout import (
     record_built,
 )
 from pyhudi.services.instant import Progress, ServiceTable, no_progress
-from pyhudi.services.savepoint import SAVEPOINT, savepoint_times, undone_by_restore
+from pyhudi.services.savepoint import SAVEPOINT, pending_restore, savepoint_times, undone_by_restore
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.rollback import undo_instant
@@ -55,16 +55,6 @@ METADATA_VERSION = 1
 
 class RestoreError(HudiError, ValueError):
     pass
-
-
-def pending_restore(table: ServiceTable) -> tuple[Instant, dict] | None:
-    """The latest pending restore and its plan, if any."""
-    pending = [i for i in table.timeline.pending() if i.action == RESTORE]
-    if not pending:
-        return None
-    inst = pending[-1]
-    plan = im.decode(table.timeline.read(Instant(inst.requested_time, RESTORE, REQUESTED)), im.RESTORE_PLAN)
-    return inst, plan
 
 
 def plan(table: ServiceTable, to_instant: str) -> dict:
@@ -96,9 +86,12 @@ def schedule(path: str, to_instant: str) -> Instant:
 
 def restore(path: str, to_instant: str, progress: Progress = no_progress, spark=None) -> Instant:
     """Restores the table at `path` to its savepoint at `to_instant` (resuming a restore to it that died);
-    returns the completed restore instant. `spark` (a SparkSession, `pyhudi.spark_session()` when None) builds
-    the record index and secondary indexes again, when the table has any."""
+    returns the completed restore instant. `spark` (a SparkSession, or a function making one) builds the record
+    index and secondary indexes again, when the table has any."""
     table = _table(path)
+    if spark is None and any(record_built(p) for p in metadata_partitions(table)):
+        raise RestoreError(f"{path} has a record index or secondary index, which a restore builds again with "
+                           "Spark: pass a SparkSession (or a function making one) as `spark`")
     pending = pending_restore(table)
     if pending is not None and pending[1].get("savepointToRestoreTimestamp") != to_instant:
         raise RestoreError(_pending_message(path, *pending))
@@ -236,9 +229,7 @@ def rebuild_indexes(table: ServiceTable, parts: list[str], spark, progress: Prog
         return
     from pyhudi.services import indexing  # with Spark: only a table with such indexes needs it
 
-    if spark is None:
-        from pyhudi import spark_session
-        spark = spark_session()
+    spark = spark() if callable(spark) else spark  # a session made only when an index is built again
     for part in todo:
         progress(f"building {part} again (indexing action)")
         indexing.create(spark, table.uri, part, progress=progress)

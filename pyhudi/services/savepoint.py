@@ -218,10 +218,19 @@ def delete(path: str, instant: str) -> None:
     if not mine:
         raise SavepointError(f"no savepoint at {instant} in {table.base}; savepoints: "
                              f"{', '.join(savepoint_times(tl)) or 'none'}")
-    from pyhudi.services.restore import pending_restore  # restore sits above savepoint
     pending = pending_restore(table)
     if pending is not None and pending[1].get("savepointToRestoreTimestamp") == instant:
         raise SavepointError(f"restore {pending[0].requested_time} to savepoint {instant} is pending; finish it "
                              f"first (pyhudi restore {path} --to {instant})")
     for inst in sorted(mine, key=lambda i: i.state != COMPLETED):
         table.storage.delete(posixpath.join(tl.dir, inst.file_name(tl.layout)))
+
+
+def pending_restore(table: ServiceTable) -> tuple[Instant, dict] | None:
+    """The latest pending restore and its plan, if any (a pending restore to a savepoint keeps it)."""
+    pending = [i for i in table.timeline.pending() if i.action == "restore"]
+    if not pending:
+        return None
+    inst = pending[-1]
+    plan = im.decode(table.timeline.read(Instant(inst.requested_time, "restore", REQUESTED)), im.RESTORE_PLAN)
+    return inst, plan

@@ -1,7 +1,7 @@
 """The py4j seam for writes: ``df.write.format("hudi-meta")`` calls back into this Python process.
 
 The connector's write path (Java) does not write; it hands the DataFrame to the callback registered
-here, which passes it on to :func:`pyhudi.write.hudi_table.write_dataframe`. The callback lives in the
+here, which passes it on to :func:`pyhudi.spark.save_modes.write_dataframe`. The callback lives in the
 driver's Python process and is reached over pyspark's own py4j gateway, as ``foreachBatch`` is.
 """
 from __future__ import annotations
@@ -72,18 +72,18 @@ class WriteCallback:
     def write(self, jdf, path, options, mode):
         from pyspark.sql.dataframe import DataFrame
 
-        from pyhudi.write import hudi_table as write_api
+        from pyhudi.spark import save_modes
 
         spark = _session_for(jdf)
         # write_dataframe is looked up on every call, so a replaced client (tests) is the one used
-        counts = write_api.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
+        counts = save_modes.write_dataframe(spark, DataFrame(jdf, spark), path, dict(options), mode)
         return None if counts is None else json.dumps(dataclasses.asdict(counts))
 
     @_reported
     def writeBatch(self, jdf, path, options, batch_id, writer):  # noqa: N802 (the Java interface's name)
         from pyspark.sql.dataframe import DataFrame
 
-        from pyhudi.write import streaming
+        from pyhudi.spark import streaming
 
         spark = _session_for(jdf)
         streaming.write_batch(spark, DataFrame(jdf, spark), path, dict(options), int(batch_id), writer)
@@ -182,7 +182,7 @@ def register(spark=None) -> None:
     spark = spark if spark is not None else SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("pyhudi.register: no active SparkSession; pass one: pyhudi.register(spark)")
-    from pyhudi.spark.session import use_driver_python
+    from pyhudi.spark.workers import use_driver_python
 
     clients = _write_clients(spark)
     ensure_callback_server_started(spark.sparkContext._gateway)

@@ -336,10 +336,9 @@ def delete_metadata_table(spark, path: str, args: Args) -> list[Row]:
 def show_metadata_table_stats(spark, path: str, args: Args) -> list[Row]:
     """Hudi's HoodieMetadataMetrics.getStats: per metadata partition, the sizes and counts of the base and log
     files of its latest slices; then the number of data partitions."""
-    from pyhudi.metadata.state import MdtState
 
     mdt = _metadata_writer(path)
-    state, stats = MdtState(mdt), {}
+    state, stats = mdt.state(), {}
     for part in mdt.partitions():
         sizes = {e.name: e.size for e in mdt.storage.list(f"{mdt.mdt_path}/{part}") if not e.is_dir}
         slices = state.latest(part).values()

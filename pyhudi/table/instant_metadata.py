@@ -26,6 +26,8 @@ from pyhudi.errors import CorruptFileError
 
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
 AVRO_MAGIC = b"Obj\x01"
+# the streaming sink's batch id in a commit's extraMetadata: {"<batch id>": "<application id>-<query id>"}
+SINK_CHECKPOINT_KEY = "_hudi_streaming_sink_checkpoint"
 
 COMMIT = "HoodieCommitMetadata"
 REPLACE_COMMIT = "HoodieReplaceCommitMetadata"

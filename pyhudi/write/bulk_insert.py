@@ -6,7 +6,7 @@ as it comes (no shuffle: the fastest, and as many files as Spark's own Parquet w
 task's rows by partition path and record key (no shuffle); GLOBAL_SORT sorts across tasks (a range shuffle:
 key ranges of files do not overlap); PARTITION_PATH_REPARTITION gives each partition path to one task, and
 ..._AND_SORT sorts each task's rows by partition path too. Bucket-index tables do not come here: their records
-belong to their bucket's file group (pyhudi.write.bucket_index)."""
+belong to their bucket's file group (pyhudi.write.index.bucket)."""
 from __future__ import annotations
 
 import contextlib
@@ -25,6 +25,7 @@ from pyhudi.table.write_stat import WriteStat
 from pyhudi.write import executor
 from pyhudi.write.executor import WriteTask
 from pyhudi.write.row_writer import write as row_writer_write
+from pyhudi.write.tagged import HELPER_COLUMNS
 
 PARTITION, KEY = "_hoodie_partition_path", "_hoodie_record_key"
 # rows of one partition path gathered before they are written as a row group (Arrow bytes), and of all
@@ -125,7 +126,7 @@ class _OpenFile:
         from pyspark import TaskContext
 
         ctx = TaskContext.get()
-        data = rows.drop_columns([c for c in rows.column_names if c in executor.HELPER_COLUMNS])
+        data = rows.drop_columns([c for c in rows.column_names if c in HELPER_COLUMNS])
         self.writer.write(base_file.add_meta_columns(
             data, commit_time=self.task.instant, partition_path=self.partition, file_name=self.name,
             record_keys=rows.column(KEY), partition_id=ctx.partitionId() if ctx else 0,

@@ -23,8 +23,6 @@ from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter, from_listing
-from pyhudi.metadata.keys import RECORD_INDEX
-from pyhudi.metadata.layout import completed_partitions
 from pyhudi.storage import Storage
 from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
@@ -35,8 +33,6 @@ from pyhudi.table.rollback import drop_unlisted_files, rollback
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.table.write_stat import WriteStat, by_partition
 from pyhudi.write import (
-    bloom_index,
-    bucket_index,
     bulk_insert,
     cdc,
     concurrency,
@@ -44,13 +40,14 @@ from pyhudi.write import (
     input_checks,
     keygen,
     placement,
-    record_index,
-    simple_index,
     small_batch,
     view,
 )
+from pyhudi.write import index as indexes
 from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import WriteTask
+from pyhudi.write.index import bloom, tagging
+from pyhudi.write.index.base import Hits, Lookup
 from pyhudi.write.index_changes import IndexChanges
 from pyhudi.write.placement import ClusteringConflictError
 from pyhudi.write.schema_evolution import (
@@ -59,7 +56,6 @@ from pyhudi.write.schema_evolution import (
     evolve,
     input_schema,
 )
-from pyhudi.write.streaming import SINK_CHECKPOINT_KEY
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +76,7 @@ class _Plan:
     partitions: list[str] | None = None  # the batch's (delete_partition: its targets); None: not looked at
     records: int = 0
     batch: pa.Table | None = None  # a small batch, in the driver (pyhudi.write.small_batch)
-    hits: small_batch.Hits | None = None  # where the record index holds its keys (None: not asked)
+    hits: Hits | None = None  # where the record index holds its keys (None: not asked)
 
 
 class Writer:
@@ -91,14 +87,14 @@ class Writer:
         self._start: tuple[str | None, str] | None = None  # (last completed write, timeline hash) at the start
         self._plans: dict[tuple[str, str], Instant] | None = None  # file groups held by pending service plans
         self._found: DataFrame | None = None  # the record index's locations of the batch's keys
-        self.lookups: bloom_index.Counters | None = None  # what a bloom index lookup checked and skipped
         self._cached: list[DataFrame] = []  # kept until the commit has read them
         self.counts: write_stat.Counts | None = None  # what the commit inserted, updated, deleted
         self.storage, self.base = Storage.for_uri(path)
         self.props = self._existing_props()
         self.cfg = WriteConfig.from_options(options, self.props)
-        self._indexed = IndexChanges(spark, path, self.cfg, self.storage, self.base, self._cached)
-        self._guard = concurrency.Guard(options, self.storage, self.base, self.cfg.table_type, self.cfg.index_type)
+        self.index = indexes.of(self.cfg)
+        self._indexed = IndexChanges(spark, path, self.cfg, self.index, self.storage, self.base, self._cached)
+        self._guard = concurrency.Guard(options, self.storage, self.base, self.cfg.table_type, self.index)
 
     def _existing_props(self) -> dict[str, str] | None:
         hoodie = posixpath.join(self.base, ".hoodie")
@@ -121,6 +117,8 @@ class Writer:
         return create_schema
 
     def write(self, df: DataFrame | None) -> str:
+        """Writes `df` as one instant; its time. Table services its options run inline are its caller's
+        (pyhudi.services.inline.write)."""
         create_schema = self.create(df)
         timeline = self._timeline = Timeline.for_table(self.storage, self.base, self.props)
         restoring = [i.requested_time for i in timeline.pending() if i.action == "restore"]
@@ -134,8 +132,6 @@ class Writer:
             self._guard.end()
             for cached in self._cached:
                 cached.unpersist()
-        from pyhudi.services import inline  # services sit above the write client (they write through it)
-        inline.run_after_write(self.spark, self.path, self.options)
         return instant
 
     def _write(self, df: DataFrame | None, timeline: Timeline, create_schema: dict) -> str:
@@ -234,7 +230,8 @@ class Writer:
 
     # ---- input and schema ---------------------------------------------------------------------
     def _validate_input(self, df: DataFrame, current: dict | None) -> None:
-        self._input = input_checks.before_instant(self.cfg, df, current, self.props is not None)
+        self._input = input_checks.before_instant(self.cfg, df, current, self.props is not None,
+                                                  self.index.tags_in_driver)
         self._required = self._input.required  # the columns the rows must be checked for
 
     def _schema_for(self, df: DataFrame | None, current: dict | None) -> dict:
@@ -253,8 +250,7 @@ class Writer:
                                        cfg.ordering_field, avro_schema.to_json(create_schema), cfg.keygen,
                                        cfg.hive_style, cfg.url_encode, database=cfg.database)
         props.update({**cfg.timestamp_options, **cdc.table_properties(cfg.cdc_mode)})  # as Hudi records them
-        if cfg.index_type == "BUCKET":
-            props.update(bucket_index.table_properties(cfg))
+        props.update(self.index.table_properties())
         self.storage.mkdirs(posixpath.join(self.base, ".hoodie", "timeline", "history"))
         properties.save(self.storage, self.base, props)
         return props
@@ -271,10 +267,10 @@ class Writer:
             return
         # the Spark plan of the keys is built when needed: a batch written in the driver is keyed in Arrow
         keyed, plan = functools.cache(lambda: self._keyed(df)), None
-        if self.cfg.unshuffled_bulk_insert:  # new file groups only: no view, no counts, no cached batch
+        if self._unshuffled_bulk_insert:  # new file groups only: no view, no counts, no cached batch
             yield _Plan([], {}, incoming=self._incoming(keyed()))
             return
-        if cfg.index_type == "BUCKET" and cfg.operation not in REPLACE_OPS:
+        if self.index.hashes_keys and cfg.operation not in REPLACE_OPS:
             # the batch's partitions cost a pass over it: asked only of a cached batch, else all partitions
             plan = self._view(self._batch_partitions(df) if df.is_cached else None)
             if cfg.table_type == "MERGE_ON_READ" or not plan.slices:  # no old rows to merge with:
@@ -284,14 +280,13 @@ class Writer:
             if self._input.small else None
         if batch is not None:
             input_checks.refuse_arrow(batch, cfg.record_key_fields, self._required)
-        here, hits = (False, None) if batch is None else small_batch.driver_hits(
-            self.spark, self.path, self.options, cfg, batch, self._looks_up() and self._has_commits(),
-            RECORD_INDEX in completed_partitions(self.props))
+        here, hits = (False, None) if batch is None else self.index.driver_hits(
+            self.spark, self.path, self.options, self.props, batch, self._looks_up() and self._has_commits())
         if here:  # written in the driver if its keys are found there: no Spark plan of the batch at all
             counts = small_batch.partition_counts(batch)
             plan = replace(self._view(list(counts)), partitions=list(counts), batch=batch, hits=hits,
                            records=batch.num_rows)
-            if small_batch.fits(plan.slices, hits, cfg):
+            if small_batch.fits(plan.slices, hits, cfg, self.index.inserts_to_logs):
                 yield plan
                 return
             plan = None  # too many files to read or rewrite in the driver: the executors tag the batch
@@ -312,7 +307,7 @@ class Writer:
             # all partitions when the table is replaced, or when a global index without a record index
             # sends updates and deletes to the partitions their keys are in
             everywhere = cfg.operation == "insert_overwrite_table" or (
-                cfg.global_index and cfg.operation in ("upsert", "delete") and self._located(incoming) is None)
+                self.index.is_global and cfg.operation in ("upsert", "delete") and self._located(incoming) is None)
             plan = plan or self._view(None if everywhere else touched)
             yield replace(plan, incoming=incoming, partitions=list(counts), records=sum(counts.values()))
         finally:
@@ -323,7 +318,7 @@ class Writer:
     def _view(self, partitions: list[str] | None) -> _Plan:
         """The latest slices of `partitions` (None: all); a bucket table laid out otherwise fails here."""
         slices = view.latest_file_slices(self.spark, self.path, partitions, self.options, self._start_state())
-        return _Plan(slices, bucket_index.existing_buckets(slices, self.cfg) if self.cfg.index_type == "BUCKET" else {})
+        return _Plan(slices, self.index.buckets(slices))
 
     def _batch_partitions(self, df: DataFrame) -> list[str]:
         return [r[0] for r in df.select(keygen.partition_path(self.cfg)).distinct().collect()]
@@ -336,10 +331,14 @@ class Writer:
         cfg = self.cfg
         if cfg.operation in ("upsert", "delete"):
             keyed = keygen.precombined(keyed, cfg.ordering_field, self._tasks())
-        if cfg.index_type == "BUCKET":
-            keyed = keyed.withColumn(bucket_index.BUCKET, bucket_index.bucket_column(self.spark, cfg))
-        return keyed
+        return self.index.keyed(self.spark, keyed)
 
+
+    @property
+    def _unshuffled_bulk_insert(self) -> bool:
+        """A bulk_insert each input task writes itself (pyhudi.write.bulk_insert); the records of an index that
+        hashes keys go to their buckets' file groups instead."""
+        return self.cfg.operation == "bulk_insert" and not self.index.hashes_keys
 
     def _start_state(self) -> tuple[str | None, str]:
         """The timeline as this write found it, after rolling back dead writes: (last completed
@@ -355,32 +354,24 @@ class Writer:
         return self.props is not None and self.cfg.operation not in ("insert", "bulk_insert") + REPLACE_OPS
 
     def _located(self, incoming: DataFrame) -> DataFrame | None:
-        """(_hudi_k, _hudi_p, FG) of the batch's keys the record index holds, looked up once (cached);
-        None unless the write tags with a built record index."""
-        if self._found is None and self.cfg.index_type == "RECORD_INDEX" and self._looks_up() \
-                and RECORD_INDEX in completed_partitions(self.props) and self._has_commits():
-            keys = incoming.select(F.col("_hoodie_record_key").alias("_hudi_bk"))
-            self._found = record_index.locate(self.spark, self.path, self.options, keys).persist()
+        """(_hudi_k, _hudi_p, FG) of the batch's keys the index holds, looked up once before tagging (cached);
+        None unless the index answers so (a built record index)."""
+        if self._found is None and self._looks_up() and self._has_commits():
+            found = self.index.located(self.spark, self.path, self.options, self.props, incoming)
+            self._found = None if found is None else found.persist()
         return self._found
 
     def _tag(self, plan: _Plan) -> DataFrame:
         """Adds FG (existing file group or null) and OP (U/D for existing keys, I for new)."""
-        cfg = self.cfg
         existing = self._located(plan.incoming)
         if existing is None and self._looks_up() and self._has_commits():
-            if cfg.index_type == "RECORD_INDEX":
-                log.info("the record index of %s is not built yet: this write finds its keys by reading them "
-                         "(as GLOBAL_SIMPLE) and builds it", self.path)
-            if cfg.index_type == "BLOOM" and plan.records <= bloom_index.MAX_RECORDS:
-                self.lookups = bloom_index.Counters(self.spark)
-                existing = bloom_index.existing_keys(self.spark, self.path, cfg, plan.incoming, plan.slices,
-                                                     self.lookups, self._mdt_filters(plan))
-            else:  # a batch too big to hand every task its keys reads them all
-                existing = simple_index.existing_keys(self.spark, self.path, cfg, plan.partitions)
-        return simple_index.tag(plan.incoming, existing, cfg, plan.records, looked_up=self._found is not None)
+            existing = self.index.existing_keys(Lookup(self.spark, self.path, self.options, plan.incoming, plan.slices,
+                                                       plan.partitions, plan.records, lambda: self._mdt_filters(plan)))
+        return tagging.tag(plan.incoming, existing, self.cfg, plan.records, self.index,
+                           looked_up=self._found is not None)
 
     def _assign_inserts(self, tagged: DataFrame, slices: list[FileSlice]) -> tuple[DataFrame, dict[str, list[str]]]:
-        small = placement.SmallFiles(self.cfg, slices, self._held(), self.cfg.inserts_to_logs, self._base_size)
+        small = placement.SmallFiles(self.cfg, slices, self._held(), self.index.inserts_to_logs, self._base_size)
         return placement.assign_inserts(self.spark, tagged, small)
 
     def _base_size(self, s: FileSlice) -> int:
@@ -395,15 +386,15 @@ class Writer:
         if cfg.operation == "delete_partition":
             self._note_key_changes(None, replaced)
             return [], replaced
-        if self.cfg.unshuffled_bulk_insert:
+        if self._unshuffled_bulk_insert:
             stats = bulk_insert.write(plan.incoming, self._task(instant, writer_schema), cfg.bulk_insert_sort_mode,
                                       cfg.shuffle_parallelism, cfg.max_file_size, cfg.row_writer)
             self._indexed.note_written(self.props, stats)
             return stats, replaced
-        if cfg.index_type == "BUCKET":
+        if self.index.hashes_keys:
             existing = {k: fid for k, fid in plan.buckets.items() if k[0] not in replaced}  # replaced: new buckets
-            located = bucket_index.locate(self.spark, plan.incoming, existing, cfg.operation, instant,
-                                          fixed_ids=self._guard.fixed_bucket_ids(cfg.operation))
+            located = self.index.place(self.spark, plan.incoming, existing, instant,
+                                       self._guard.fixed_bucket_ids(cfg.operation))
             self._note_key_changes(located, replaced, upserts_known=False)
             return self._run_write(located, instant, writer_schema, plan.slices), replaced
         if plan.batch is not None:
@@ -416,20 +407,20 @@ class Writer:
         tagged, _ = self._assign_inserts(tagged_keys, plan.slices)
         self._note_key_changes(tagged, replaced)
         stats = self._run_write(tagged, instant, writer_schema, plan.slices)
-        if self.lookups:
-            log.info("bloom index lookup of %s: %s", self.path, self.lookups.values())
+        if self.index.lookup_counts():
+            log.info("%s index lookup of %s: %s", self.index.name.lower(), self.path, self.index.lookup_counts())
         return stats, replaced
 
     def _mdt_filters(self, plan: _Plan) -> dict[str, dict[str, dict]]:
-        return bloom_index.mdt_filters(self.spark, self.path, self.options, self.cfg, self.props, plan)
+        return bloom.mdt_filters(self.spark, self.path, self.options, self.cfg, self.props, plan)
 
     def _small_write(self, plan: _Plan, instant: str, writer_schema: str) -> list[WriteStat]:
         """The write of a small batch in the driver (its record-level index changes noted)."""
         cfg = self.cfg
-        small = placement.SmallFiles(cfg, plan.slices, self._held(), cfg.inserts_to_logs, self._base_size)
+        small = placement.SmallFiles(cfg, plan.slices, self._held(), self.index.inserts_to_logs, self._base_size)
         stats, tagged = small_batch.write(plan.batch, plan.slices, cfg, self._task(instant, writer_schema), small,
                                           self.path, self._held_by_clustering(), plan.hits, self._mdt_filters(plan))
-        if cfg.maintains_record_index:
+        if self._indexed.maintains_record_index:
             self._note_key_changes(small_batch.as_frame(self.spark, tagged), {}, in_driver=True)
         return stats
 
@@ -470,10 +461,10 @@ class Writer:
         cfg = self.cfg
         return WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
                          self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING", cfg.log_block_format,
-                         cfg.compression, inserts_to_logs=self.cfg.inserts_to_logs, cdc_mode=cfg.cdc_mode,
-                         merge_base_file=True, record_positions=cfg.writes_positions,
+                         cfg.compression, inserts_to_logs=self.index.inserts_to_logs, cdc_mode=cfg.cdc_mode,
+                         merge_base_file=True, record_positions=self.index.writes_positions,
                          keep_duplicates=cfg.operation == "insert" and o.ALLOW_DUPLICATE_ON_INSERTS.get(self.options),
-                         key_summaries=cfg.inserts_to_logs and cfg.index_type == "BLOOM")
+                         key_summaries=self.index.writes_key_summaries)
 
     def _tasks(self) -> int:
         """Tasks of the write's shuffles. Explicit: adaptive execution would put a small batch on one core."""
@@ -488,7 +479,8 @@ class Writer:
     def _commit_metadata(self, stats: list[WriteStat], replaced: dict[str, list[str]], schema: str) -> dict:
         per_partition, op = by_partition(stats), OPERATION_TYPES[self.cfg.operation]
         prefix = o.COMMIT_METADATA_PREFIX.get(self.options)
-        extra = {k: v for k, v in self.options.items() if (prefix and k.startswith(prefix)) or k == SINK_CHECKPOINT_KEY}
+        extra = {k: v for k, v in self.options.items()
+                 if (prefix and k.startswith(prefix)) or k == im.SINK_CHECKPOINT_KEY}
         if self.cfg.operation in REPLACE_OPS:
             return im.replace_commit_metadata(per_partition, op, schema, replaced, extra)
         return im.commit_metadata(per_partition, op, schema, extra)

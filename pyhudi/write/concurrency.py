@@ -37,7 +37,8 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.table.pending_plans import held_file_groups
 from pyhudi.table.rollback import rollback
 from pyhudi.table.timeline import Instant, Timeline
-from pyhudi.write.bucket_index import bucket_of
+from pyhudi.write.index.base import Index
+from pyhudi.write.index.bucket import bucket_of
 
 log = logging.getLogger(__name__)
 
@@ -93,13 +94,13 @@ class Concurrency:
     def non_blocking(self) -> bool:
         return self.mode == NBCC
 
-    def check_table(self, table_type: str, index_type: str) -> None:
+    def check_table(self, table_type: str, index: Index) -> None:
         """Non-blocking concurrency control needs what Hudi requires: merge-on-read (conflicts are resolved by
         merging) and the simple bucket index (the same key lands in the same file group in every writer)."""
-        if self.non_blocking and (table_type != "MERGE_ON_READ" or index_type != "BUCKET"):
+        if self.non_blocking and (table_type != "MERGE_ON_READ" or not index.hashes_keys):
             raise OptionError(f"{o.CONCURRENCY_MODE.key}={NBCC} needs a MERGE_ON_READ table with the simple bucket "
                                 f"index ({o.INDEX_TYPE.key}=BUCKET, {o.BUCKET_ENGINE.key}=SIMPLE); this write has "
-                                f"{table_type} and {index_type}. Use {OCC} otherwise")
+                                f"{table_type} and {index.name}. Use {OCC} otherwise")
 
     def shared_lock(self, storage: Storage, base: str) -> contextlib.AbstractContextManager:
         """The table lock when several writers are configured (Hudi takes it to schedule and commit table services
@@ -217,10 +218,10 @@ class Guard:
     """One write's part in concurrency control: the failed writes it rolls back first, the heartbeat of its
     instant, and its commit - under the table lock after the conflict check, with several writers."""
 
-    def __init__(self, options: Mapping[str, str], storage: Storage, base: str, table_type: str, index_type: str):
+    def __init__(self, options: Mapping[str, str], storage: Storage, base: str, table_type: str, index: Index):
         self.cc = Concurrency.of(options)
-        self.cc.check_table(table_type, index_type)
-        self.bucketed = index_type == "BUCKET"
+        self.cc.check_table(table_type, index)
+        self.bucketed = index.hashes_keys  # a bucket is the unit of conflict: two writers may create one
         self.storage, self.base = storage, base
         self._start: Start | None = None
         self._beat: locks.Heartbeat | None = None

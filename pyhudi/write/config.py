@@ -60,44 +60,18 @@ class WriteConfig:
     bucket_count: int = o.BUCKET_COUNT.default  # file groups per partition under the bucket index
     bucket_hash_fields: list[str] = field(default_factory=list)  # record key fields hashed to a bucket
     record_index_sizing: Sizing = Sizing()
-    update_partition_path: bool = False  # RECORD_INDEX: a record whose partition changed moves there
+    # under GLOBAL_SIMPLE, GLOBAL_BLOOM, RECORD_INDEX: a record whose partition changed moves there
+    simple_update_partition_path: bool = o.SIMPLE_INDEX_UPDATE_PARTITION_PATH.default
+    bloom_update_partition_path: bool = o.BLOOM_INDEX_UPDATE_PARTITION_PATH.default
+    record_update_partition_path: bool = o.RECORD_INDEX_UPDATE_PARTITION_PATH.default
     index_async: bool = False  # index partitions are built by the indexing action, not by a write
     secondary_indexes: bool = True  # keep the table's secondary indexes (with the record index)
     cdc_mode: str | None = None  # the CDC supplemental logging mode of a table with CDC enabled
 
     @property
-    def unshuffled_bulk_insert(self) -> bool:
-        """A bulk_insert each input task writes itself (pyhudi.write.bulk_insert); a bucket table's records go
-        to their buckets' file groups instead."""
-        return self.operation == "bulk_insert" and self.index_type != "BUCKET"
-
-    @property
-    def writes_positions(self) -> bool:
-        """Log blocks carry record positions when the index learns them from the keys it reads (as Hudi: the
-        bucket and record indexes do not read base files, which the positions would cost a read of each)."""
-        return self.record_positions and self.index_type in ("SIMPLE", "GLOBAL_SIMPLE", "BLOOM")
-
-    @property
-    def inserts_to_logs(self) -> bool:
-        """Merge-on-read tagged by an index that finds keys in log files (the record index; the bloom index with
-        log-file indexing, RFC-06): inserts into existing file groups go to their log files (Hudi's
-        canIndexLogFiles)."""
-        return self.table_type == "MERGE_ON_READ" and (
-            self.index_type == "RECORD_INDEX" or (self.index_type == "BLOOM" and self.bloom_log_files))
-
-    @property
-    def maintains_record_index(self) -> bool:
-        return self.metadata_enabled and RECORD_INDEX in self.metadata_partitions
-
-    @property
     def complex_key(self) -> bool:
         """Keys written as `f1:v1,f2:v2` (the complex key generator, or several key fields)."""
         return keygen_kind(self.keygen) == "COMPLEX" or len(self.record_key_fields) > 1
-
-    @property
-    def global_index(self) -> bool:
-        """A key lives in one partition of the table (GLOBAL_SIMPLE, RECORD_INDEX)."""
-        return self.index_type in ("GLOBAL_SIMPLE", "RECORD_INDEX")
 
     @property
     def partition_specs(self) -> list[str]:
@@ -130,11 +104,6 @@ class WriteConfig:
         keygen = _keygen(merged, keys, specs)
         parts, types = _partitioning(keygen, specs)
         operation = o.OPERATION.get(merged)
-        if o.INDEX_TYPE.get(merged) == "BUCKET":
-            o.BUCKET_ENGINE.get(merged)
-        if o.INDEX_TYPE.get(merged) == "RECORD_INDEX" and not o.METADATA_ENABLE.get(merged):
-            raise OptionError(f"{o.INDEX_TYPE.key}=RECORD_INDEX looks keys up in the metadata table, which "
-                              f"{o.METADATA_ENABLE.key}=false turns off; enable it or choose another index type")
         tasks = o.PARALLELISM.get(operation)
         return cls(
             table_name=name, database=o.DATABASE_NAME.get(merged) or o.DATABASE_NAME.default, operation=operation,
@@ -161,7 +130,9 @@ class WriteConfig:
                                        o.RECORD_INDEX_MAX_FILE_GROUPS.get(merged),
                                        o.RECORD_INDEX_MAX_FILE_GROUP_SIZE.get(merged),
                                        o.RECORD_INDEX_GROWTH_FACTOR.get(merged)),
-            update_partition_path=o.RECORD_INDEX_UPDATE_PARTITION_PATH.get(merged),
+            simple_update_partition_path=o.SIMPLE_INDEX_UPDATE_PARTITION_PATH.get(merged),
+            bloom_update_partition_path=o.BLOOM_INDEX_UPDATE_PARTITION_PATH.get(merged),
+            record_update_partition_path=o.RECORD_INDEX_UPDATE_PARTITION_PATH.get(merged),
             index_async=o.METADATA_INDEX_ASYNC.get(merged),
             secondary_indexes=o.SECONDARY_INDEX_ENABLE.get(merged),
             cdc_mode=o.CDC_LOGGING_MODE.get(merged) if o.CDC_ENABLED.get(merged) else None,
@@ -249,8 +220,8 @@ def _timestamp_options(merged, types: list[str]) -> dict[str, str]:
 
 def _metadata_partitions(options) -> tuple[str, ...]:
     """files always; column_stats and bloom_filters as enabled; partition_stats (aggregated from
-    column stats) with column stats unless turned off; record_index when enabled or when it is the
-    index writes tag with."""
+    column stats) with column stats unless turned off; record_index when enabled (the write's index adds
+    the partitions it reads: Index.metadata_partitions)."""
     column_stats = o.COLUMN_STATS_ENABLE.get(options)
     partition_stats = o.PARTITION_STATS_ENABLE.get(options)
     if partition_stats and not column_stats:
@@ -258,7 +229,7 @@ def _metadata_partitions(options) -> tuple[str, ...]:
                           "partition stats are aggregated from column stats")
     wanted = {FILES: True, COLUMN_STATS: column_stats, BLOOM_FILTERS: o.BLOOM_FILTER_ENABLE.get(options),
               PARTITION_STATS: column_stats if partition_stats is None else partition_stats,
-              RECORD_INDEX: o.RECORD_INDEX_ENABLE.get(options) or o.INDEX_TYPE.get(options) == "RECORD_INDEX"}
+              RECORD_INDEX: o.RECORD_INDEX_ENABLE.get(options)}
     return tuple(p for p, on in wanted.items() if on)
 
 

@@ -21,16 +21,11 @@ from pyhudi.storage import Storage
 from pyhudi.table.file_names import BaseFileName, LogFileName
 from pyhudi.table.write_stat import WriteStat
 from pyhudi.write import cdc
+from pyhudi.write.tagged import BASE, COMPACTED, DELETE, FG, HELPER_COLUMNS, INSERT, OLD, OP, UPDATE
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-FG, OP, BASE, SORT = "_hudi_fg", "_hudi_op", "_hudi_base", "_hudi_sort"
-# a log compaction's rows: the instants it merged (the connector's LogCompactionReader fills it)
-COMPACTED = "_hudi_compacted"
-INSERT, UPDATE, DELETE, OLD = "I", "U", "D", "O"
-SQL_DELETE = "_hoodie_sql_delete"  # SQL MERGE INTO's per-row delete flag (the connector's MergePlan.DELETE_FLAG)
-HELPER_COLUMNS = (FG, OP, BASE, SORT, COMPACTED)
 META = avro_schema.META_FIELDS
 
 # a WriteStat per written file (WriteStat.from_row), as Arrow gives it back to the driver

@@ -13,6 +13,7 @@ from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, csv
 from pyhudi.storage import Storage
 from pyhudi.write import record_index, secondary_index
 from pyhudi.write.config import WriteConfig
+from pyhudi.write.index.base import Index
 
 
 class IndexChanges:
@@ -20,9 +21,11 @@ class IndexChanges:
     computed from nothing cached are materialised (and listed there) so the commit does not recompute the
     batch."""
 
-    def __init__(self, spark: SparkSession, path: str, cfg: WriteConfig, storage: Storage, base: str,
+    def __init__(self, spark: SparkSession, path: str, cfg: WriteConfig, index: Index, storage: Storage, base: str,
                  cached: list[DataFrame]):
         self.spark, self.path, self.cfg = spark, path, cfg
+        # the partitions the options enable and those the write's index reads
+        self.partitions = tuple(dict.fromkeys(cfg.metadata_partitions + index.metadata_partitions()))
         self.storage, self.base = storage, base
         self.cached = cached
         self.keys: DataFrame | None = None  # the record index's (KEY, PART, LOC, DELETED)
@@ -31,10 +34,14 @@ class IndexChanges:
         self._entries_of: Callable[[secondary_index.Index], DataFrame | None] | None = None  # this write's
         self.in_driver = False  # a small batch's changes: few, written from the driver
 
+    @property
+    def maintains_record_index(self) -> bool:
+        return self.cfg.metadata_enabled and RECORD_INDEX in self.partitions
+
     def secondary_indexes(self, props: dict[str, str] | None) -> list[secondary_index.Index]:
         """The secondary indexes this write keeps (once the table has them, with the record index)."""
         if self._indexes is None:
-            keeps = props is not None and self.cfg.maintains_record_index and self.cfg.secondary_indexes
+            keeps = props is not None and self.maintains_record_index and self.cfg.secondary_indexes
             self._indexes = secondary_index.maintained(self.spark, self.path, self.storage, self.base, props) \
                 if keeps else []
         return self._indexes
@@ -48,14 +55,14 @@ class IndexChanges:
             for index in self.secondary_indexes(props):
                 if index.partition not in known:
                     self.entries[index.partition] = self._entries_of(index)
-        return list(self.cfg.metadata_partitions) + [i.partition for i in self.secondary_indexes(props)]
+        return list(self.partitions) + [i.partition for i in self.secondary_indexes(props)]
 
     def note(self, props: dict[str, str] | None, tagged: DataFrame | None, replaced: dict[str, list[str]],
              upserts_known: bool = True, ordering: str | None = None, in_driver: bool = False) -> None:
         """The changes of a tagged batch (and of the file groups it replaces); `ordering`: the event-time
         field deciding whether an update wins over the stored record; `in_driver`: the tagged batch is a
         small one held in the driver (nothing to cache, its changes written from there)."""
-        if not self.cfg.maintains_record_index:
+        if not self.maintains_record_index:
             return
         self.in_driver = in_driver
         self.keys = self._kept(record_index.key_changes(self.spark, self.path, tagged, replaced, upserts_known))
@@ -67,7 +74,7 @@ class IndexChanges:
     def note_written(self, props: dict[str, str] | None, stats) -> None:
         """The changes of a write that learns its file groups as it writes them (bulk_insert): every key
         and entry of its new files."""
-        if not self.cfg.maintains_record_index:
+        if not self.maintains_record_index:
             return
         self.keys = record_index.written_keys(self.spark, self.path, stats)
         self._entries_of = lambda index: secondary_index.written(self.spark, self.path, index, stats)

@@ -34,12 +34,14 @@ class Checked:
     taken: pa.Table | None = None
 
 
-def before_instant(cfg: WriteConfig, df: DataFrame, current: dict | None, exists: bool) -> Checked:
+def before_instant(cfg: WriteConfig, df: DataFrame, current: dict | None, exists: bool,
+                   in_driver: bool) -> Checked:
     """Checks the input's columns, and its rows in one job: a small batch into an existing table is checked where
     the write takes it to the driver (no job here); a new table's is taken here and checked in Arrow - the job the
-    write would run anyway - before the table is made."""
+    write would run anyway - before the table is made. `in_driver`: the write's index may tag a small batch in the
+    driver."""
     required = [c for c in columns(cfg, df, current) if df.schema[c].nullable]
-    small = small_batch.may_apply(cfg, df)
+    small = in_driver and small_batch.may_apply(cfg, df)
     if small and exists:
         return Checked(required, small, deferred=True)
     taken = small_batch.take(df, cfg) if small else None

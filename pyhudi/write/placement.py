@@ -15,7 +15,7 @@ from pyhudi.errors import HudiError
 from pyhudi.table import file_names as filenames
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.write.config import WriteConfig
-from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OP, UPDATE
+from pyhudi.write.tagged import BASE, DELETE, FG, INSERT, OP, UPDATE
 
 
 class ClusteringConflictError(HudiError, ValueError):

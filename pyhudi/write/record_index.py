@@ -1,6 +1,6 @@
 """The record index as writes use it (RFC-08): the key changes of a write, the Spark jobs that write the
 `record_index` files of the metadata table on executors (one task per file group, keys sorted), its
-first build from the table's records, and tagging a batch with the locations it holds."""
+first build from the table's records (tagging by it: pyhudi.write.index.record)."""
 from __future__ import annotations
 
 import json
@@ -18,9 +18,9 @@ from pyhudi.metadata import secondary_index as si
 from pyhudi.metadata.keys import RECORD_INDEX, file_group_id, file_group_index
 from pyhudi.storage import Storage
 from pyhudi.table import file_names
-from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
 from pyhudi.write.jvm_functions import java_function
-from pyhudi.write.simple_index import READ_OPTIONS, file_id_of
+from pyhudi.write.own_records import READ_OPTIONS, file_id_of
+from pyhudi.write.tagged import DELETE, FG, INSERT, OP, UPDATE
 
 log = logging.getLogger(__name__)
 
@@ -160,17 +160,6 @@ def build(spark: SparkSession, table_uri: str, mdt: MetadataWriter, sizing: ri.S
         rows.unpersist()
     log.info("built the record index of %s: %d file groups at %s", table_uri, count, instant)
     return instant
-
-
-def locate(spark: SparkSession, table_uri: str, options: dict[str, str], keys: DataFrame) -> DataFrame:
-    """(_hudi_k, _hudi_p, FG) of the keys of `keys` (column _hudi_bk) the record index holds, looked up on
-    executors by the connector (each task seeks its file group's HFiles for its sorted keys)."""
-    jvm = spark._jvm
-    jopts = jvm.java.util.HashMap()
-    for k, v in options.items():
-        jopts.put(k, str(v))
-    # the connector names the file id column FG already (RecordIndex.FILE_ID_COLUMN): no rename to analyse
-    return DataFrame(jvm.io.hudimeta.index.RecordIndex.locate(spark._jsparkSession, table_uri, jopts, keys._jdf), spark)
 
 
 # ---- on executors ---------------------------------------------------------------------------------

@@ -18,9 +18,9 @@ from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, completed_partitions
 from pyhudi.storage import Storage
 from pyhudi.table import index_definitions
 from pyhudi.write import record_index
-from pyhudi.write.executor import DELETE, FG, OP, UPDATE
+from pyhudi.write.own_records import READ_OPTIONS, file_id_of
 from pyhudi.write.record_index import DELETED, KEY, LOC, PART
-from pyhudi.write.simple_index import READ_OPTIONS, file_id_of
+from pyhudi.write.tagged import DELETE, FG, OP, UPDATE
 
 # the value types whose text Hudi's entry keys hold as Spark renders them (a date as its epoch day)
 INDEXABLE = (T.StringType, T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.BooleanType, T.DateType)

@@ -2,7 +2,7 @@
 hundred records through Spark costs a dozen jobs; a batch of at most pyhudi.write.small.batch.max.records
 records is instead taken to the driver once (one job) and written there by the executors' own functions: keys
 found by the record index (one driver-side lookup, whatever the partitions hold) or, for the SIMPLE and BLOOM
-indexes of partitions holding few file slices, by reading the touched slices' files (pyhudi.write.bloom_index:
+indexes of partitions holding few file slices, by reading the touched slices' files (pyhudi.write.index.bloom:
 files whose key range and bloom filter exclude every key are not read; log files are always read, as the
 simple index's merged read sees their keys), new records placed by Hudi's small-file rules
 (pyhudi.write.placement), each file group written by executor.write_group. The driver takes a batch only while
@@ -10,7 +10,6 @@ its share stays small (`fits`): base files to read keys from or rewrite past pyh
 go to the executors."""
 from __future__ import annotations
 
-import json
 import logging
 from typing import Callable
 
@@ -22,65 +21,36 @@ from pyspark.sql import DataFrame, SparkSession
 from pyhudi.storage import Storage
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.table.write_stat import WriteStat
-from pyhudi.write import bloom_index, executor, keygen, placement
+from pyhudi.write import executor, keygen, placement
 from pyhudi.write.config import WriteConfig
-from pyhudi.write.executor import BASE, DELETE, FG, INSERT, OP, SQL_DELETE, UPDATE, WriteTask
+from pyhudi.write.executor import WriteTask
+from pyhudi.write.index import bloom
+from pyhudi.write.index.base import Hits
+from pyhudi.write.tagged import BASE, DELETE, FG, INSERT, OP, SQL_DELETE, UPDATE
 
 log = logging.getLogger(__name__)
 MAX_SLICES = 200  # more file slices in the touched partitions: their footers are read by executor tasks
-Hits = dict[tuple[str, str], str]  # (record key, partition) -> the file group holding it
 MAX_BYTES = 64 << 20  # inputs Spark's plan sizes bigger than this are not tried as small batches
 UNKNOWN_SIZE = 2**63 - 1  # what Spark's plan says of an input it cannot size (an RDD, say)
 
 
 def may_apply(cfg: WriteConfig, df: DataFrame) -> bool:
-    """Whether a write may go through the driver: a small upsert, insert or delete tagged by the record index
-    or by a partition-local index that reads keys (SIMPLE, BLOOM), with no CDC log to keep, of an input Spark's
-    plan does not know to be big."""
-    return bool(cfg.small_batch_max_records and cfg.operation in ("upsert", "insert", "delete")
-                and cfg.index_type in ("SIMPLE", "BLOOM", "RECORD_INDEX") and not cfg.cdc_mode
+    """Whether a write may go through the driver: a small upsert, insert or delete (by an index that can tag it
+    there: Index.tags_in_driver), with no CDC log to keep, of an input Spark's plan does not know to be big."""
+    return bool(cfg.small_batch_max_records and cfg.operation in ("upsert", "insert", "delete") and not cfg.cdc_mode
                 and SQL_DELETE not in df.columns and _may_be_small(df))
 
 
-def driver_hits(spark: SparkSession, path: str, options: dict[str, str], cfg: WriteConfig, batch: pa.Table,
-                finds: bool, index_built: bool) -> tuple[bool, Hits | None]:
-    """Whether the batch may be tagged in the driver, and the record index's hits (None: the touched slices'
-    keys are read instead). `finds`: the write looks for existing keys; `index_built`: the record index is
-    complete. Not when a key lives in another partition than the batch's: the executors' path plans that
-    partition too, and moves or redirects the key."""
-    if cfg.index_type != "RECORD_INDEX":
-        return True, None
-    if not finds:
-        return True, {}
-    hits = record_index_hits(spark, path, options, batch) if index_built else None
-    return hits is not None, hits
-
-
-def fits(slices: list[FileSlice], hits: Hits | None, cfg: WriteConfig) -> bool:
+def fits(slices: list[FileSlice], hits: Hits | None, cfg: WriteConfig, inserts_to_logs: bool) -> bool:
     """Whether the driver's share of a small batch stays small: the touched partitions' `slices` are few enough
     to read their keys in the driver (SIMPLE, BLOOM: `hits` None) and their base files small enough to read or
     rewrite there. A merge-on-read batch the record index tagged touches no base file: its updates, deletes and
     inserts into existing file groups go to log files."""
-    if hits is not None and cfg.inserts_to_logs:
+    if hits is not None and inserts_to_logs:
         return True
     if hits is None and len(slices) > MAX_SLICES:
         return False
     return sum(s.base_size or 0 for s in slices if s.base) <= cfg.small_batch_max_file_bytes
-
-
-def record_index_hits(spark: SparkSession, path: str, options: dict[str, str], batch: pa.Table) -> Hits | None:
-    """Where the record index holds the batch's keys, looked up from the driver; None when a key lives in
-    another partition than the batch gives it."""
-    keys = batch.column("_hoodie_record_key").to_pylist()
-    found = json.loads(spark._jvm.io.hudimeta.index.RecordIndex.lookupJson(
-        path, {k: str(v) for k, v in options.items()}, json.dumps(sorted(set(keys)))))
-    hits = {}
-    for k, p in zip(keys, batch.column("_hoodie_partition_path").to_pylist()):
-        if k in found:
-            if found[k]["partition"] != p:
-                return None
-            hits[(k, p)] = found[k]["fileId"]
-    return hits
 
 
 def take(df: DataFrame, cfg: WriteConfig) -> pa.Table | None:
@@ -172,12 +142,12 @@ def _tagged(batch: pa.Table, slices: list[FileSlice], cfg: WriteConfig, base_uri
         keys.setdefault(p, []).append(k)
     found: Hits = dict(hits or {})
     if cfg.operation != "insert" and hits is None:
-        lookup = bloom_index.Lookup(base_uri, keys, cfg.bloom_prune_by_ranges, log_files=True)
+        lookup = bloom.Lookup(base_uri, keys, cfg.bloom_prune_by_ranges, log_files=True)
         storage, base = Storage.for_uri(base_uri)
         counters = _Counts()
         for s in slices:
             if s.partition in keys:
-                for hit in bloom_index.slice_hits(bloom_index.slice_row(s, mdt_filters), lookup, storage, base,
+                for hit in bloom.slice_hits(bloom.slice_row(s, mdt_filters), lookup, storage, base,
                                                   counters):
                     found[(hit["_hudi_k"], hit["_hudi_p"])] = hit[FG]
         log.info("bloom index lookup of %s (in the driver): %s", base_uri, counters.counts)
@@ -208,10 +178,10 @@ def _placed(tagged: pa.Table, small: placement.SmallFiles) -> pa.Table:
 
 
 class _Counts:
-    """bloom_index's counters, kept in the driver."""
+    """pyhudi.write.index.bloom's counters, kept in the driver."""
 
     def __init__(self):
-        self.counts = dict.fromkeys(bloom_index.COUNTERS, 0)
+        self.counts = dict.fromkeys(bloom.COUNTERS, 0)
 
     def add(self, name: str, n: int = 1) -> None:
         self.counts[name] += n

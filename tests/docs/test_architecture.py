@@ -1,5 +1,7 @@
-"""The layout docs/architecture.md describes holds: subpackages import one way, no module grows past
-~500 lines, and a module's tests are found by its path."""
+"""The layout docs/architecture.md describes holds: subpackages import one way, no two modules import each
+other (directly or round a circle), no module grows past ~500 lines, and a module's tests are found by its
+path."""
+import ast
 import re
 from pathlib import Path
 
@@ -7,7 +9,8 @@ from conftest import PROJECT
 
 PACKAGE = PROJECT / "pyhudi"
 # top to bottom: a package imports only packages after it (docs/architecture.md, "Packages")
-ORDER = ["spark", "write", "metadata", "table", "config", "log", "basefile", "hfile", "avro", "storage", "errors"]
+ORDER = ["spark", "services", "write", "metadata", "table", "config", "log", "basefile", "hfile", "avro", "storage",
+         "errors"]
 MAX_LINES = 500
 IMPORT = re.compile(r"^\s*from pyhudi\.(\w+)|^\s*from pyhudi import (\w+)|^\s*import pyhudi\.(\w+)", re.M)
 
@@ -22,12 +25,90 @@ def test_subpackages_import_one_way():
     for path in PACKAGE.rglob("*.py"):
         src = _package(path)
         if src not in ORDER:
-            continue  # the top-level modules (api, cli, build, demo) may use any package
+            continue  # the top-level modules (hudi_table, cli, build, demo) may use any package
         for m in IMPORT.finditer(path.read_text(encoding="utf-8")):
             dst = next(g for g in m.groups() if g)
             if dst in ORDER and dst != src and ORDER.index(dst) < ORDER.index(src):
                 wrong.append(f"{path.relative_to(PROJECT)} imports pyhudi.{dst}")
     assert wrong == []
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(PROJECT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _typing_only(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imported(path: Path) -> set[str]:
+    """The pyhudi modules `path` imports when it runs, wherever the import statement is (a function's
+    own import closes a circle as surely as the file's); imports for type checkers only are left out."""
+    found: set[str] = set()
+
+    def walk(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if _typing_only(child):
+                continue
+            if isinstance(child, ast.ImportFrom) and (child.module or "").startswith("pyhudi"):
+                found.update(f"{child.module}.{a.name}" if f"{child.module}.{a.name}" in MODULES else child.module
+                             for a in child.names)
+            elif isinstance(child, ast.Import):
+                found.update(a.name for a in child.names if a.name in MODULES)
+            walk(child)
+    walk(ast.parse(path.read_text(encoding="utf-8")))
+    return found & MODULES.keys()
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    circles.append(sorted(group))
+    return circles
+
+
+def test_no_circle_between_modules():
+    graph = {m: _imported(p) - {m} for m, p in MODULES.items()}
+    assert _circles(graph) == []
+
+
+def test_the_circle_finder_finds_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_no_module_is_over_500_lines():

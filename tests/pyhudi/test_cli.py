@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from conftest import PROJECT
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 
 def _cli(*args, module="pyhudi"):

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from conftest import PROJECT
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 from pyhudi.write.timeline_client import TimelineClient, TimelineServerUnavailable
 from pyhudi.write.view import latest_file_slices
 

@@ -10,7 +10,7 @@ import pytest
 from hudi import HudiTableBuilder
 
 from pyhudi.log import HeaderKey, read_log_file
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string, amount decimal(10,2), flag boolean"
 OPTS = {"hoodie.table.name": "batches", "hoodie.datasource.write.recordkey.field": "id",

@@ -13,7 +13,7 @@ import pytest
 
 from pyhudi.log import (BlockType, DeleteRecord, HeaderKey, avro_data_block, delete_block, encode_blocks,
                         encode_positions, parquet_data_block, read_log_file)
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string"
 OPTS = {"hoodie.table.name": "positions", "hoodie.datasource.write.recordkey.field": "id",

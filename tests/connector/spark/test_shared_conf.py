@@ -25,7 +25,7 @@ def test_a_session_setting_changed_between_reads_reaches_the_next_scan(spark, tm
     """A Hadoop setting made in the session between two reads reaches the second read's tasks: with a counting
     file system set, the first read's base file opens are counted; with it unset, the second read's are not
     (a stale broadcast would still count them)."""
-    from pyhudi.write.hudi_table import HudiTable
+    from pyhudi.hudi_table import HudiTable
 
     path = str(tmp_path / "t")
     t = HudiTable(spark, path, {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id",

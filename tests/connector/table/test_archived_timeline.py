@@ -12,7 +12,7 @@ from pyhudi.cli import main as cli
 from pyhudi.services import archival
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table.timeline import parse_instant_file
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string"
 OPTS = {"hoodie.table.name": "archmor", "hoodie.datasource.write.recordkey.field": "id",
@@ -101,7 +101,7 @@ def test_metadata_table_counts_blocks_of_archived_data_instants(spark, table):
     archived = [r.instant_time for r in archival.archived_instants(path) if r.action == "deltacommit"]
     mdt_archived = {r.instant_time for r in archival.archived_instants(path, of_metadata_table=True)}
     assert archived and set(archived) & mdt_archived
-    state = MdtState(ServiceTable.open(path).metadata_writer())
+    state = ServiceTable.open(path).metadata_writer().state()
     jvm = spark._jvm
     base = jvm.org.apache.hadoop.fs.Path(path)
     fs = base.getFileSystem(spark._jsc.hadoopConfiguration())

@@ -84,7 +84,7 @@ def test_keygen_classes_map_to_hudis_type_names():
     ("hoodie.archive.beyond.savepoint", "true", "asks for archiving past a savepoint"),
     ("hoodie.write.table.version", "6", "asks for another table version than 8"),
     ("hoodie.populate.meta.fields", "false", "asks for tables without meta fields"),
-    ("hoodie.index.type", "GLOBAL_BLOOM", "=GLOBAL_BLOOM is not supported yet"),
+    ("hoodie.index.type", "HBASE", "=HBASE is not supported yet"),
     ("hoodie.datasource.write.operation", "bootstrap", "=bootstrap is not supported yet"),
     ("hoodie.keygen.timebased.timestamp.type", "SCALAR", "=SCALAR is not supported yet"),
     ("hoodie.upsert.shuffle.parallelism", "-1", r"=-1 is not valid; give a number of tasks \(0 = automatic\)"),

@@ -2,7 +2,6 @@
 import pytest
 
 from pyhudi.metadata.errors import MetadataTableError
-from pyhudi.metadata.state import MdtState
 from pyhudi.table import instant_metadata as im
 from tests.pyhudi.metadata.synthetic import two_partition_table
 
@@ -19,7 +18,7 @@ def test_clean_keeps_the_latest_slices(tmp_path):
         mdt.compact()
     before = mdt.files_listing()
     c = mdt.clean(retain=2)
-    state = MdtState(mdt)
+    state = mdt.state()
     assert all(len(s) <= 2 for part in mdt.partitions() for s in state.slices(part).values())
     plan = im.decode(t.storage.read(f"{state.timeline.dir}/{c}.clean.requested"), im.CLEANER_PLAN)
     assert plan["policy"] == "KEEP_LATEST_FILE_VERSIONS" and plan["filePathsToBeDeletedPerPartition"]

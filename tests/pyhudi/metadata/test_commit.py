@@ -18,7 +18,6 @@ from pyhudi.metadata.keys import (
 )
 from pyhudi.metadata.partition_stats import partition_stats
 from pyhudi.metadata.schema import schema_text
-from pyhudi.metadata.state import MdtState
 from pyhudi.metadata.stats import column_stats_json, columns_to_index
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
@@ -71,7 +70,7 @@ def test_commit_records_reproduce_hudi_log_blocks(fixture_tables):
     storage, b = Storage.for_uri(str(base))
     props = {**properties.load(storage, b), "hoodie.table.metadata.partitions": "column_stats,files"}
     writer = MetadataWriter(storage, b, props)
-    state = MdtState(writer)
+    state = writer.state()
     commits = [i for i in writer.data_timeline().completed() if i.action in ("commit", "deltacommit")]
     assert len(commits) == 7
     for inst in commits:
@@ -114,7 +113,7 @@ def test_clean_deletes_and_dropped_partitions(tmp_path):
     assert not mdt.read_partition(PARTITION_STATS, keys=[partition_stats_key("ts", "city=b")])
     assert not any(k.startswith(hash_id64("city=b")) for k in mdt.read_partition(BLOOM_FILTERS))
     # the dropped partition's files record went to a delete block
-    files_log = [n for n, _ in MdtState(mdt).listing("files") if f"_{req.requested_time}.log." in n]
+    files_log = [n for n, _ in mdt.state().listing("files") if f"_{req.requested_time}.log." in n]
     blocks = lf.read_blocks(t.storage.read(f"{mdt.mdt_path}/files/{files_log[0]}"))
     assert [b.block_type for b in blocks] == [lf.BlockType.HFILE_DATA, lf.BlockType.DELETE]
     assert [(d.record_key, d.partition_path) for d in blocks[1].deletes()] == [("city=b", "files")]

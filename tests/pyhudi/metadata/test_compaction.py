@@ -6,7 +6,6 @@ from pyhudi.metadata import MetadataWriter
 from pyhudi.metadata.compaction import _merged_cells
 from pyhudi.metadata.contents import base_hfile, base_hfile_of_cells
 from pyhudi.metadata.reader import read_for_rewrite, read_slice
-from pyhudi.metadata.state import MdtState
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
@@ -18,7 +17,7 @@ def test_compaction_merge_reproduces_hudi_base_files(fixture_tables):
     map orders) gives exactly the base HFiles it wrote, for every partition kind."""
     storage, base = Storage.for_uri(fixture_tables[V8_MDT])
     writer = MetadataWriter(storage, base, properties.load(storage, base))
-    state = MdtState(writer)
+    state = writer.state()
     checked = copied = 0
     for part in ("files", "column_stats", "partition_stats", "record_index", "secondary_index_rider_idx"):
         for fid, slices in state.slices(part).items():
@@ -52,7 +51,7 @@ def test_compaction_around_a_write_in_flight(tmp_path):
     mdt.commit(i, "commit", stats, {})
     assert mdt.compact() is None  # i is pending on the data table and has an MDT deltacommit
     tl.complete(inflight, im.encode(im.COMMIT, im.commit_metadata({}, "UPSERT", None)))
-    state = MdtState(mdt)
+    state = mdt.state()
     [files_slice] = state.latest("files").values()
     assert files_slice.base_instant == c and [n.split("_")[1][:17] for n in files_slice.logs] == [i]
     assert posixpath.basename(stats[0].path) in mdt.files_listing()["city=a"]

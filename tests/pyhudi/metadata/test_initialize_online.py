@@ -9,13 +9,13 @@ import time
 import pyarrow as pa
 import pytest
 
+from pyhudi.hudi_table import HudiTable
 from pyhudi.metadata import MetadataTableError, MetadataWriter
 from pyhudi.metadata.layout import INFLIGHT_PARTITIONS_KEY, PARTITIONS_KEY
 from pyhudi.metadata.locks import HEARTBEAT_FILE
 from pyhudi.storage import Storage
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
-from pyhudi.write.hudi_table import HudiTable
 from tests.canonical import canon
 
 SCHEMA = "id string, ts long, region string, amount double"

@@ -7,7 +7,6 @@ import random
 from pyhudi.metadata import partition_stats
 from pyhudi.metadata.keys import PARTITION_STATS
 from pyhudi.metadata.partition_stats import KNOWN, KnownStats
-from pyhudi.metadata.state import MdtState
 from tests.pyhudi.metadata.synthetic import SyntheticTable
 
 
@@ -64,5 +63,5 @@ def test_kept_stats_give_the_records_a_fresh_process_computes(tmp_path, monkeypa
         if replaced:
             groups[city].remove(replaced[1])
         assert _pstats(mdts["kept"]) == _pstats(mdts["fresh"]), f"step {n}"
-    known = {p: KNOWN.partition(MdtState(mdts["kept"]), f"city={p}") for p in "abc"}
+    known = {p: KNOWN.partition(mdts["kept"].state(), f"city={p}") for p in "abc"}
     assert all(known.values())  # the kept table's computation had them

@@ -2,7 +2,6 @@
 from pyhudi.metadata import MetadataWriter
 from pyhudi.metadata.keys import ALL_PARTITIONS_KEY, COLUMN_STATS, FILES, column_stats_prefix
 from pyhudi.metadata.reader import files_listing, read_files, read_partition
-from pyhudi.metadata.state import MdtState
 from pyhudi.storage import Storage
 from pyhudi.table import properties
 from tests.pyhudi.metadata.synthetic import V8_MDT
@@ -10,7 +9,7 @@ from tests.pyhudi.metadata.synthetic import V8_MDT
 
 def test_reads_by_key_and_prefix_agree_with_full_reads(fixture_tables):
     storage, base = Storage.for_uri(fixture_tables[V8_MDT])
-    state = MdtState(MetadataWriter(storage, base, properties.load(storage, base)))
+    state = MetadataWriter(storage, base, properties.load(storage, base)).state()
     everything = read_partition(state, COLUMN_STATS)
     some = sorted(everything)[::7]
     assert read_partition(state, COLUMN_STATS, keys=some) == {k: everything[k] for k in some}

@@ -74,7 +74,7 @@ def no_cached_records():
 
 
 def _state(mdt) -> tuple[MdtState, CountingStorage]:
-    state = MdtState(mdt)
+    state = mdt.state()
     state.storage = CountingStorage(mdt.storage)
     return state, state.storage
 
@@ -118,7 +118,7 @@ def test_keys_inside_the_blocks_a_lookup_read_are_answered_without_reading(table
     added to it later) and its other keys in the same blocks need no read; a key elsewhere does. (A key
     that starts a block may end the one before: it is looked up.)"""
     _, mdt, listing, _ = table
-    everything = read_partition(MdtState(mdt), COLUMN_STATS)
+    everything = read_partition(mdt.state(), COLUMN_STATS)
     BASE_RECORDS.clear()
     state, counting = _state(mdt)
     blocks = _blocks(state)
@@ -146,11 +146,11 @@ def test_a_rebuilt_metadata_table_is_read_again(tmp_path):
     name = str(filenames.BaseFileName(str(uuid.UUID(int=1)) + "-0", "0-1-0", instant))
     mdt = t.mdt(partitions=["files"])
     mdt.initialize(listing={"city=a": [(name, 1000, _stats(1))]})
-    assert files_listing(MdtState(mdt)) == {"city=a": {name: 1000}}
+    assert files_listing(mdt.state()) == {"city=a": {name: 1000}}
     mdt.delete()
     time.sleep(0.05)  # file times are coarser than a nanosecond
     mdt.initialize(listing={"city=a": [(name, 2000, _stats(1))]})
-    assert files_listing(MdtState(mdt)) == {"city=a": {name: 2000}}
+    assert files_listing(mdt.state()) == {"city=a": {name: 2000}}
 
 
 def test_a_key_a_prefix_filtered_out_is_still_there_for_the_next_read(table):
@@ -170,14 +170,14 @@ def test_a_key_twice_in_a_base_file_is_merged_by_a_compaction(tmp_path):
     mdt = t.mdt(partitions=["files"])
     mdt.initialize(listing={"city=a": [(n, 1000, _stats(1)) for n in names[:2]],
                             "city=b": [(names[2], 1000, _stats(1))]})
-    state = MdtState(mdt)
+    state = mdt.state()
     [sl] = state.latest(FILES).values()
     path = f"{mdt.mdt_path}/{FILES}/{sl.base}"
     cells = hfile.parse_hfile(mdt.storage.read(path)).cells
     a = files_key("city=a").encode()
     doubled = [c for c in cells for _ in range(2 if c[0] == a else 1)]
     mdt.storage.write(path, contents.base_hfile_of_cells(doubled, mdt.compression))
-    rewrite = read_for_rewrite(MdtState(mdt), FILES, sl)
+    rewrite = read_for_rewrite(mdt.state(), FILES, sl)
     assert files_key("city=a") in rewrite.records and a not in [row for row, _ in rewrite.untouched]
     assert len(rewrite.untouched) == len(cells) - 1
 

@@ -19,7 +19,6 @@ from pyhudi.metadata.keys import (
     partition_stats_key,
 )
 from pyhudi.metadata.schema import schema_text_without_meta_fields
-from pyhudi.metadata.state import MdtState
 from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
@@ -34,7 +33,7 @@ from tests.pyhudi.metadata.synthetic import (
 def _check_deltacommit(t, mdt, instant, stats):
     """The MDT deltacommit of a write: one log file per touched file group, HFile data blocks at
     the data instant; column stats of the new files, partition stats over the latest slices."""
-    state = MdtState(mdt)
+    state = mdt.state()
     assert state.completed[instant].action == "deltacommit"
     logs = [n for n, _ in state.listing("files") if f"_{instant}.log." in n]
     assert len(logs) == 1
@@ -68,7 +67,7 @@ def _check_compaction(t, mdt, instant):
     t.commit(lambda i: [t.write_base(i, "a", range(50, 52))], mdt=mdt)
     c = mdt.compact_if_needed(max_deltacommits=6)
     assert c is not None and c > instant
-    state = MdtState(mdt)
+    state = mdt.state()
     assert state.completed[c].action == "commit"
     plan = im.decode(t.storage.read(f"{state.timeline.dir}/{c}.compaction.requested"), im.COMPACTION_PLAN)
     assert {op["fileId"] for op in plan["operations"]} >= {"files-0000-0", "col-stats-0000-0", "col-stats-0001-0"}
@@ -105,7 +104,7 @@ def test_commit_compact_clean_validate(tmp_path):
     t.commit(lambda i: [t.write_base(i, "c", range(60, 62))], mdt=mdt)
     cleaned = mdt.clean(retain=1)
     assert cleaned is not None
-    state = MdtState(mdt)
+    state = mdt.state()
     assert state.completed[cleaned].action == "clean"
     for part in mdt.partitions():
         for slices in state.slices(part).values():
@@ -132,7 +131,7 @@ def test_retry_rollback_and_invisible_commits(tmp_path):
     # not completed on the data table yet: readers (and validate) do not see it
     assert mdt.files_listing() == without_instant(mdt.files_listing(), i)
     mdt.commit(i, "commit", stats, {})  # a retry replaces the first attempt
-    assert len([n for n, _ in MdtState(mdt).listing("files") if f"_{i}.log." in n]) == 1
+    assert len([n for n, _ in mdt.state().listing("files") if f"_{i}.log." in n]) == 1
     tl.complete(inflight, im.encode(im.COMMIT, im.commit_metadata({}, "UPSERT", None)))
     assert posixpath.basename(stats[0].path) in mdt.files_listing()["city=a"]
     with pytest.raises(MetadataTableError, match="completed"):
@@ -142,7 +141,7 @@ def test_retry_rollback_and_invisible_commits(tmp_path):
     mdt.commit(i2, "commit", [t.write_base(i2, "a", range(80, 81))], {})
     tl.delete_pending(tl.instants()[-1])  # the data write is rolled back
     assert mdt.rollback(i2) is True
-    assert not [n for n, _ in MdtState(mdt).listing("files") if f"_{i2}." in n]
+    assert not [n for n, _ in mdt.state().listing("files") if f"_{i2}." in n]
     assert mdt.validate() == {}
 
 
@@ -182,7 +181,7 @@ def _mdt_folders(mdt) -> list[str]:
 
 def _written_at(mdt, instant) -> list[str]:
     """The MDT partitions holding a log file of `instant`."""
-    return sorted(p for p in _mdt_folders(mdt) if any(f"_{instant}.log." in n for n, _ in MdtState(mdt).listing(p)))
+    return sorted(p for p in _mdt_folders(mdt) if any(f"_{instant}.log." in n for n, _ in mdt.state().listing(p)))
 
 
 def test_partitions_must_be_valid(tmp_path):

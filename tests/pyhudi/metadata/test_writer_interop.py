@@ -4,11 +4,11 @@ commits, a delete_partition and a metadata-table compaction; validate finds no d
 import pyarrow as pa
 import pytest
 
+from pyhudi.hudi_table import HudiTable
 from pyhudi.metadata import MetadataWriter
 from pyhudi.storage import Storage
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
-from pyhudi.write.hudi_table import HudiTable
 from tests.canonical import canon
 
 SCHEMA = "id string, ts long, region string, amount double"

@@ -158,7 +158,7 @@ def _second_write(synth, storage, base):
 
 
 def test_java_reader_and_hudi_rs_read_the_metadata_table(spark, inspect, tmp_path):
-    from pyhudi.write.hudi_table import HudiTable
+    from pyhudi.hudi_table import HudiTable
 
     path = str(tmp_path / "trips")
     rows = [(f"id-{i:03d}", i * 10, ["sf", "nyc", "la"][i % 3], i * 1.25, i if i % 4 else None) for i in range(30)]
@@ -203,7 +203,7 @@ def _skipping(df) -> str:
 
 
 def test_the_connector_plans_without_a_dropped_column_stats(spark, inspect, tmp_path):
-    from pyhudi.write.hudi_table import HudiTable
+    from pyhudi.hudi_table import HudiTable
 
     path = str(tmp_path / "trips")
     rows = [(f"id-{i:03d}", i * 10, ["sf", "nyc", "la"][i % 3], i * 1.25, i) for i in range(30)]

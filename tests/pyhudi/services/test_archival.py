@@ -16,6 +16,7 @@ import pytest
 from pyhudi import faults
 from pyhudi.cli import main as cli
 from pyhudi.config import OptionError
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import archival
 from pyhudi.services.instant import ServiceTable
 from pyhudi.storage import Storage
@@ -23,7 +24,6 @@ from pyhudi.table import instant_metadata as im
 from pyhudi.table import lsm_timeline as lsm
 from pyhudi.table import properties
 from pyhudi.table.timeline import Instant, Timeline
-from pyhudi.write.hudi_table import HudiTable
 
 NAME = re.compile(r"[0-9]{17}_[0-9]{17}_[0-9]\.parquet")
 

@@ -10,12 +10,12 @@ import pytest
 from pyhudi import faults
 from pyhudi.cli import main as cli
 from pyhudi.config import OptionError
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import clean, compaction
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import INFLIGHT, Instant
-from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string"
 OPTS = {"hoodie.table.name": "cl", "hoodie.datasource.write.recordkey.field": "id",
@@ -289,8 +289,7 @@ def test_a_partition_emptied_by_delete_partition_goes_with_its_files(spark, tmp_
     assert not Path(path, "eu").exists() and Path(path, "us").is_dir()
     _agrees(spark, path, expected)
     from pyhudi.metadata import reader as mdt_reader
-    from pyhudi.metadata.state import MdtState
-    assert sorted(mdt_reader.files_listing(MdtState(table.metadata_writer()))) == ["us"]
+    assert sorted(mdt_reader.files_listing(table.metadata_writer().state())) == ["us"]
 
 
 def test_an_empty_clean_gives_the_next_clean_a_horizon(spark, tmp_path, monkeypatch):

@@ -8,12 +8,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from pyhudi.cli import main as cli
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import clustering, layout
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
 from pyhudi.write.client import ClusteringConflictError
-from pyhudi.write.hudi_table import HudiTable
 from tests.table_checks import fingerprint
 
 SCHEMA = "id string, ts long, region string, x int, y int"

@@ -7,11 +7,11 @@ import pyarrow as pa
 import pytest
 
 from pyhudi.cli import main as cli
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import compaction
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
-from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string"
 OPTS = {"hoodie.table.name": "c", "hoodie.datasource.write.recordkey.field": "id",

@@ -7,9 +7,9 @@ import pytest
 
 from pyhudi import faults
 from pyhudi.cli import main as cli
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import indexing
 from pyhudi.table import instant_metadata as im
-from pyhudi.write.hudi_table import HudiTable
 from tests.pyhudi.write.test_record_index import OPTS, _assert_index_right, _index, _partitions, _rows
 
 PLAIN = {k: v for k, v in OPTS.items() if k != "hoodie.metadata.record.index.enable"}

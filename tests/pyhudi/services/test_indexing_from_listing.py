@@ -8,12 +8,12 @@ import pytest
 
 from pyhudi import faults
 from pyhudi.cli import main as cli
+from pyhudi.hudi_table import HudiTable
 from pyhudi.metadata import MetadataWriter, from_listing
 from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS
 from pyhudi.services import indexing
 from pyhudi.storage import Storage
 from pyhudi.table import properties
-from pyhudi.write.hudi_table import HudiTable
 from tests.pyhudi.services.test_indexing import _timeline
 from tests.pyhudi.write.test_record_index import _partitions, _rows
 

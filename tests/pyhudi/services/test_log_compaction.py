@@ -9,11 +9,11 @@ import pytest
 
 from pyhudi import log as lf
 from pyhudi.cli import main as cli
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import compaction, log_compaction
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
-from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string"
 OPTS = {"hoodie.table.name": "lc", "hoodie.datasource.write.recordkey.field": "id",

@@ -9,12 +9,12 @@ import pytest
 
 from pyhudi import faults
 from pyhudi.cli import main as cli
+from pyhudi.hudi_table import HudiTable
 from pyhudi.services import clean, restore, savepoint
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import Instant
-from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string"
 OPTS = {"hoodie.table.name": "sp", "hoodie.datasource.write.recordkey.field": "id",

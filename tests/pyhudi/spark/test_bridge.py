@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import pyhudi
-import pyhudi.write.hudi_table
+import pyhudi.spark.save_modes
 from pyhudi.spark import bridge
 
 FIXTURE = "sample_table_cow__v8_nonpartitioned"
@@ -30,7 +30,7 @@ def calls(monkeypatch):
         Path(path).mkdir(parents=True, exist_ok=True)
         (Path(path) / f"_written_{mode}").touch()
 
-    monkeypatch.setattr(pyhudi.write.hudi_table, "write_dataframe", fake_write_dataframe)
+    monkeypatch.setattr(pyhudi.spark.save_modes, "write_dataframe", fake_write_dataframe)
     return received
 
 
@@ -119,7 +119,7 @@ def test_write_client_errors_reach_the_caller_as_one_line(df, monkeypatch, tmp_p
     def failing_write_dataframe(spark, df, path, options, mode):
         raise raised
 
-    monkeypatch.setattr(pyhudi.write.hudi_table, "write_dataframe", failing_write_dataframe)
+    monkeypatch.setattr(pyhudi.spark.save_modes, "write_dataframe", failing_write_dataframe)
     with pytest.raises(getattr(errors, caught)) as e:
         df.write.format("hudi-meta").mode("append").save(str(tmp_path / "t"))
     assert str(e.value) == "bad record key in row 42"
@@ -133,7 +133,7 @@ def test_a_reported_failure_prints_no_traceback(df, monkeypatch, tmp_path, capsy
     def failing_write_dataframe(spark, df, path, options, mode):
         raise ValueError("bad record key in row 42")
 
-    monkeypatch.setattr(pyhudi.write.hudi_table, "write_dataframe", failing_write_dataframe)
+    monkeypatch.setattr(pyhudi.spark.save_modes, "write_dataframe", failing_write_dataframe)
     with caplog.at_level(logging.DEBUG):
         with pytest.raises(Exception, match="bad record key in row 42"):
             df.write.format("hudi-meta").mode("append").save(str(tmp_path / "t"))

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pyhudi import faults
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, note string"
 REGIONS = ("eu", "us", "ap")

@@ -7,7 +7,7 @@ import random
 import pyarrow as pa
 import pytest
 
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 from tests.canonical import canon
 
 N = 10_000

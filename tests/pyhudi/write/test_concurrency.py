@@ -9,11 +9,11 @@ import pytest
 
 from pyhudi import faults
 from pyhudi.config import OptionError
+from pyhudi.hudi_table import HudiTable
 from pyhudi.metadata import locks
 from pyhudi.services.instant import ServiceTable
 from pyhudi.table import file_names
 from pyhudi.write.concurrency import HEARTBEAT_DIR, HudiConflictError, LockTimeoutError
-from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, val string"
 OCC = {"hoodie.table.name": "cc", "hoodie.datasource.write.recordkey.field": "id",

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from pyhudi.hudi_table import HudiTable
 from pyhudi.table import properties
 from pyhudi.write.config import WriteConfig, WriteOptionError
-from pyhudi.write.hudi_table import HudiTable
 from tests.table_checks import fingerprint, unchanged_after
 
 SCHEMA = "id string, ts long, region string"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from pyhudi.hudi_table import HudiTable
 from pyhudi.log import BlockType, HeaderKey, decode_positions, read_log_file
-from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, note string"
 OPTS = {"hoodie.table.name": "positions", "hoodie.datasource.write.recordkey.field": "id",

@@ -11,9 +11,9 @@ import pytest
 
 from pyhudi import faults
 from pyhudi.cli import main as cli
+from pyhudi.hudi_table import HudiTable
 from pyhudi.metadata import record_index as ri
-from pyhudi.write import record_index as write_ri
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.write.index import record as record_tagging
 
 SCHEMA = "id string, ts long, region string, v int"
 OPTS = {"hoodie.table.name": "ri", "hoodie.datasource.write.recordkey.field": "id",
@@ -191,8 +191,9 @@ def test_record_index_tags_writes_globally(spark, tmp_path, monkeypatch):
     t = HudiTable(spark, path, opts)
     t.insert(_rows(spark, range(20), 1))  # eu and us
     lookups = []
-    real = write_ri.locate
-    monkeypatch.setattr(write_ri, "locate", lambda *a: lookups.append(a[1]) or real(*a))  # a spy: the real lookup runs
+    real = record_tagging.locate
+    # a spy: the real lookup runs
+    monkeypatch.setattr(record_tagging, "locate", lambda *a: lookups.append(a[1]) or real(*a))
     t.upsert(_rows(spark, range(0, 4), 2, region="apac"))  # updates stay where the keys live
     assert lookups == [path]
     got = {r["id"]: (r["_hoodie_partition_path"], r["ts"]) for r in spark.read.format("hudi-meta").load(path).collect()}
@@ -269,8 +270,8 @@ def test_small_batches_tagged_by_the_record_index_are_written_in_the_driver(spar
     (no executor lookup, no key read of the partition, whatever slices it holds) and leaves what the
     executors' path leaves: the same records (connector, hudi-rs) and a record index right for every key."""
     lookups = []
-    real = write_ri.locate
-    monkeypatch.setattr(write_ri, "locate", lambda *a: lookups.append(a[1]) or real(*a))
+    real = record_tagging.locate
+    monkeypatch.setattr(record_tagging, "locate", lambda *a: lookups.append(a[1]) or real(*a))
     got, jobs = {}, {}
     for name, limit in (("driver", "10000"), ("executors", "0")):
         path = str(tmp_path / name)

@@ -11,7 +11,7 @@ import pytest
 
 from pyhudi.basefile import bloom
 from pyhudi.basefile import parquet as base_file
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 OPTS = {"hoodie.table.name": "rw", "hoodie.datasource.write.recordkey.field": "id",
         "hoodie.datasource.write.partitionpath.field": "region", "hoodie.metadata.enable": "true",

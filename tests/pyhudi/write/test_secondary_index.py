@@ -11,10 +11,10 @@ import pytest
 from pyhudi import faults
 from pyhudi.cli import main as cli
 from pyhudi.hfile import read_hfile
+from pyhudi.hudi_table import HudiTable
 from pyhudi.metadata import secondary_index as si
 from pyhudi.metadata.java_hash import java_abs, java_rem, java_string_hash
 from pyhudi.services import indexing
-from pyhudi.write.hudi_table import HudiTable
 from tests.pyhudi.write.test_record_index import _partitions
 
 SCHEMA = "id string, ts long, region string, city string, n int"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string, v double"
 OPTS = {"hoodie.table.name": "small", "hoodie.datasource.write.recordkey.field": "id",

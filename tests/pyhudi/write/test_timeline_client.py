@@ -8,7 +8,7 @@ import time
 import pytest
 
 from pyhudi.errors import HudiError
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 from pyhudi.write.timeline_client import TimelineClient, TimelineServerError, TimelineServerUnavailable
 from pyhudi.write.view import latest_file_slices
 

@@ -3,8 +3,8 @@ import os
 
 import pytest
 
+from pyhudi.hudi_table import HudiTable
 from pyhudi.table.file_slices import FileSlice
-from pyhudi.write.hudi_table import HudiTable
 from pyhudi.write.view import latest_file_slices
 
 SCHEMA = "id string, ts long, region string"

@@ -27,7 +27,10 @@ from pyhudi.metadata.layout import completed_partitions
 from pyhudi.storage import Storage
 from pyhudi.table.file_slices import FileSlice
 from pyhudi.write.config import WriteConfig
-from pyhudi.write.executor import FG
+from pyhudi.write.index import simple
+from pyhudi.write.index.base import Index
+from pyhudi.write.index.base import Lookup as Tagging
+from pyhudi.write.tagged import FG
 
 MAX_RECORDS = 1_000_000  # batches up to this size hand every task their keys; bigger ones read every key
 FOUND_DDL = f"_hudi_k string, _hudi_p string, {FG} string"
@@ -87,12 +90,16 @@ def mdt_filters(spark: SparkSession, path: str, options: dict[str, str], cfg: Wr
 
 def existing_keys(spark: SparkSession, path: str, cfg: WriteConfig, incoming: DataFrame,
                   slices: list[FileSlice], counters: Counters,
-                  filters: dict[str, dict[str, dict]] | None = None) -> DataFrame:
+                  filters: dict[str, dict[str, dict]] | None = None, is_global: bool = False) -> DataFrame:
     """(_hudi_k key, _hudi_p partition, FG file id) of the incoming keys some file group holds. `filters`: the
-    files' bloom filters in the metadata table (mdt_filters)."""
+    files' bloom filters in the metadata table (mdt_filters); `is_global`: every key is looked for in every
+    slice, not only in its own partition's."""
     keys: dict[str, list[str]] = {}
     for key, partition in incoming.select("_hoodie_record_key", "_hoodie_partition_path").collect():
         keys.setdefault(partition, []).append(key)
+    if is_global:
+        every = sorted({k for ks in keys.values() for k in ks})
+        keys = {s.partition: every for s in slices}
     lookup = Lookup(path, keys, cfg.bloom_prune_by_ranges, cfg.bloom_log_files)
     rows = [slice_row(s, filters or {}) for s in slices if s.partition in keys]
     if not rows:
@@ -206,3 +213,32 @@ def _may_hold(footer: base_file.FooterKeys, candidates: list[str], prune_by_rang
 def _java_order(key: str) -> bytes:
     """Sort key equal to Java's String.compareTo (UTF-16 code units), the order of the footer's min/max."""
     return key.encode("utf-16-be", "surrogatepass")
+
+
+class BloomIndex(Index):
+    """Keys looked for only in the files whose key range and bloom filter may hold them; a batch of more than
+    MAX_RECORDS records reads every key of its partitions instead, as the simple index does."""
+    name = "BLOOM"
+    learns_positions = True
+    tags_in_driver = True
+
+    def __init__(self, cfg: WriteConfig):
+        super().__init__(cfg)
+        self.counters: Counters | None = None  # what the lookup checked and skipped
+
+    def can_index_log_files(self) -> bool:
+        return self.cfg.bloom_log_files  # RFC-06: log files carry key summaries too
+
+    @property
+    def writes_key_summaries(self) -> bool:
+        return self.inserts_to_logs
+
+    def existing_keys(self, lookup: Tagging) -> DataFrame:
+        if lookup.records > MAX_RECORDS:  # a batch too big to hand every task its keys reads them all
+            return simple.existing_keys(lookup.spark, lookup.path, self.cfg, lookup.partitions, self.is_global)
+        self.counters = Counters(lookup.spark)
+        return existing_keys(lookup.spark, lookup.path, self.cfg, lookup.incoming, lookup.slices, self.counters,
+                             lookup.mdt_filters(), self.is_global)
+
+    def lookup_counts(self) -> dict[str, int] | None:
+        return None if self.counters is None else self.counters.values()

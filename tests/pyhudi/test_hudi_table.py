@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.hudi_table import HudiTable
 from tests.table_checks import fingerprint, unchanged_after
 
 SCHEMA = "id string, ts long, region string, val string"

@@ -14,10 +14,11 @@ from pyspark.sql import functions as F
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.table.file_slices import FileSlice
-from pyhudi.write import simple_index
 from pyhudi.write.config import BUCKET_PROPERTIES, WriteConfig
-from pyhudi.write.executor import DELETE, FG, INSERT, OP, UPDATE
+from pyhudi.write.index.base import Index
+from pyhudi.write.index.tagging import sql_deletes
 from pyhudi.write.jvm_functions import java_function
+from pyhudi.write.tagged import DELETE, FG, INSERT, OP, UPDATE
 
 BUCKET = "_hudi_bucket"
 FUNCTION = "hudi_bucket_id"
@@ -92,7 +93,26 @@ def locate(spark: SparkSession, incoming: DataFrame, existing: dict[tuple[str, i
                .withColumn(OP, F.when(F.col("_hudi_mfg").isNotNull(), existing_op).otherwise(F.lit(INSERT)))
                .withColumn(FG, F.coalesce(F.col("_hudi_mfg"),
                                           _new_file_id_column(None if fixed_ids else instant))))
-    located = simple_index.sql_deletes(located)
+    located = sql_deletes(located)
     if operation == "delete":
         located = located.filter(F.col(OP) == DELETE)
     return located.drop("_hudi_mp", "_hudi_mb", "_hudi_mfg", BUCKET)
+
+
+class BucketIndex(Index):
+    """A key's file group is its bucket's: tagging and placing are one hash, no key of the table is read."""
+    name = "BUCKET"
+    hashes_keys = True
+
+    def table_properties(self) -> dict[str, str]:
+        return table_properties(self.cfg)
+
+    def keyed(self, spark: SparkSession, keyed: DataFrame) -> DataFrame:
+        return keyed.withColumn(BUCKET, bucket_column(spark, self.cfg))
+
+    def buckets(self, slices: list[FileSlice]) -> dict[tuple[str, int], str]:
+        return existing_buckets(slices, self.cfg)
+
+    def place(self, spark: SparkSession, incoming: DataFrame, existing: dict[tuple[str, int], str],
+              instant: str, fixed_ids: bool) -> DataFrame:
+        return locate(spark, incoming, existing, self.cfg.operation, instant, fixed_ids)

@@ -1,4 +1,4 @@
-"""hoodie.index.type=BLOOM (pyhudi.write.bloom_index): keys found by reading only files whose key range and bloom
+"""hoodie.index.type=BLOOM (pyhudi.write.index.bloom): keys found by reading only files whose key range and bloom
 filter may hold them; with log-file indexing (pyhudi.bloom.index.log.files.enable, RFC-06) merge-on-read inserts join
 log files, whose Parquet data blocks carry key summaries, and whose bloom filters the metadata table keeps: lookups use
 both to skip them. Tables read the same through
@@ -15,8 +15,8 @@ import pytest
 
 from pyhudi.basefile.bloom import parse_bloom_filter
 from pyhudi.basefile.parquet import read_footer_keys
+from pyhudi.hudi_table import HudiTable
 from pyhudi.log import BlockType, read_log_file
-from pyhudi.write.hudi_table import HudiTable
 
 SCHEMA = "id string, ts long, region string"
 OPTS = {"hoodie.table.name": "bloom", "hoodie.datasource.write.recordkey.field": "id",

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from pyhudi.spark import streaming
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
-from pyhudi.write import streaming
 
 OPTIONS = {"hoodie.table.name": "s", "hoodie.datasource.write.recordkey.field": "id",
            "hoodie.datasource.write.precombine.field": "ts"}

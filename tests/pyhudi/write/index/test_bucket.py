@@ -6,9 +6,9 @@ import os
 import pyarrow as pa
 import pytest
 
-from pyhudi.write import bucket_index
+from pyhudi.hudi_table import HudiTable
 from pyhudi.write.config import WriteConfig, WriteOptionError
-from pyhudi.write.hudi_table import HudiTable
+from pyhudi.write.index import bucket as bucket_index
 from tests.table_checks import unchanged_after
 
 SCHEMA = "id string, ts long, region string, val int"

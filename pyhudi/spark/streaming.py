@@ -12,12 +12,13 @@ import json
 import logging
 import posixpath
 
+from pyhudi.spark.save_modes import write_dataframe
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
 from pyhudi.table.timeline import Timeline
 
-SINK_CHECKPOINT_KEY = "_hudi_streaming_sink_checkpoint"
+SINK_CHECKPOINT_KEY = im.SINK_CHECKPOINT_KEY
 WRITE_ACTIONS = ("commit", "deltacommit", "replacecommit")
 log = logging.getLogger(__name__)
 
@@ -25,8 +26,6 @@ log = logging.getLogger(__name__)
 def write_batch(spark, df, path: str, options: dict[str, str], batch_id: int, writer: str) -> bool:
     """Writes micro-batch `batch_id` of streaming query `writer` (application and query id) unless the table
     holds it already; whether it wrote."""
-    from pyhudi.write.hudi_table import write_dataframe  # the client imports services that import this package
-
     last = last_batch(path)
     if last is not None and last >= batch_id:
         log.warning("skipping micro-batch %d of %s: the table at %s holds batches up to %d", batch_id, writer,
