@@ -105,7 +105,7 @@ class MetadataWriter:
 
     # ---- basics ----------------------------------------------------------------------------
     def exists(self) -> bool:
-        return self.storage.exists(f"{self.mdt_path}/.hoodie/{properties.PROPS_FILE}")
+        return properties.exists(self.storage, self.mdt_path)
 
     def partitions(self) -> list[str]:
         """MDT partitions the data table lists as completed and this writer maintains."""

@@ -128,7 +128,7 @@ def history(table: ServiceTable, options: Mapping[str, str] | None = None) -> LS
 def metadata_table(table: ServiceTable) -> ServiceTable | None:
     """The metadata table of a data table as a ServiceTable; None when it has none."""
     base = posixpath.join(table.base, ".hoodie", METADATA_FOLDER)
-    if not table.storage.exists(posixpath.join(base, ".hoodie", properties.PROPS_FILE)):
+    if not properties.exists(table.storage, base):
         return None
     props = properties.load(table.storage, base)
     return ServiceTable(table.storage, base, props, Timeline.for_table(table.storage, base, props))

@@ -181,8 +181,7 @@ def _delete_instants(table: ServiceTable, which) -> None:
 
 def metadata_table_ready(table: ServiceTable) -> bool:
     props = properties.load(table.storage, table.base)
-    return (table.storage.exists(posixpath.join(metadata_path(table.base), ".hoodie", properties.PROPS_FILE))
-            and FILES in completed_partitions(props))
+    return properties.exists(table.storage, metadata_path(table.base)) and FILES in completed_partitions(props)
 
 
 def metadata_partitions(table: ServiceTable) -> list[str]:

@@ -3,7 +3,6 @@ through the connector (the callback, SQL, the streaming sink), with Apache Hudi'
 from __future__ import annotations
 
 import json
-import posixpath
 
 from pyhudi.config import options as o
 from pyhudi.services import inline
@@ -27,7 +26,7 @@ def write_dataframe(spark, df, path: str, options: dict[str, str], mode: str) ->
     if by and json.loads(by):
         options.setdefault(o.PARTITION_FIELDS.key, ",".join(json.loads(by)))
     storage, base = Storage.for_uri(path)
-    exists = storage.exists(posixpath.join(base, ".hoodie", properties.PROPS_FILE))
+    exists = properties.exists(storage, base)
     if exists and mode == "errorifexists":
         raise HudiWriteError(f"table already exists at {path}; use mode('append') to add to it or "
                              "mode('overwrite') to replace its contents")

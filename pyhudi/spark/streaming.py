@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import posixpath
 
 from pyhudi.spark.save_modes import write_dataframe
 from pyhudi.storage import Storage
@@ -40,7 +39,7 @@ def write_batch(spark, df, path: str, options: dict[str, str], batch_id: int, wr
 def last_batch(path: str) -> int | None:
     """The greatest batch id the latest completed write with a sink checkpoint records; None if none does."""
     storage, base = Storage.for_uri(path)
-    if not storage.exists(posixpath.join(base, ".hoodie", properties.PROPS_FILE)):
+    if not properties.exists(storage, base):
         return None
     timeline = Timeline.for_table(storage, base, properties.load(storage, base))
     for inst in reversed(timeline.completed(WRITE_ACTIONS)):

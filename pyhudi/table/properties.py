@@ -227,16 +227,33 @@ def v8_defaults(table_name: str, table_type: str, record_key_fields: list[str],
     return props
 
 
-def load(storage: Storage, base_path: str) -> dict[str, str]:
-    """Read and validate <base>/.hoodie/hoodie.properties (the backup when the main is gone)."""
+def exists(storage: Storage, base_path: str) -> bool:
+    """A table is there once hoodie.properties is, or its backup (an update between its two writes), as
+    Apache Hudi's HoodieTableConfig and the connector's TableConfig see it."""
     hoodie = f"{base_path}/.hoodie"
+    return storage.exists(f"{hoodie}/{PROPS_FILE}") or storage.exists(f"{hoodie}/{BACKUP_FILE}")
+
+
+def load(storage: Storage, base_path: str) -> dict[str, str]:
+    """Read and validate <base>/.hoodie/hoodie.properties; the backup when the main file is missing or invalid
+    (Apache Hudi's HoodieTableConfig.fetchConfigs: a crash between an update's writes leaves the backup)."""
+    hoodie = f"{base_path}/.hoodie"
+    problems: dict[str, str] = {}  # file -> why it cannot be used
     for name in (PROPS_FILE, BACKUP_FILE):
         path = f"{hoodie}/{name}"
         if storage.exists(path):
-            props = parse(storage.read(path).decode("latin-1"))
-            validate(props, path)
-            return props
-    raise TablePropertiesError(f"no Hudi table at {base_path}: {hoodie}/{PROPS_FILE} not found")
+            try:
+                props = parse(storage.read(path).decode("latin-1"))
+                validate(props, path)
+                return props
+            except TablePropertiesError as e:
+                problems[name] = str(e)
+    if not problems:
+        raise TablePropertiesError(f"no Hudi table at {base_path}: {hoodie}/{PROPS_FILE} not found")
+    if PROPS_FILE not in problems:
+        raise TablePropertiesError(problems[BACKUP_FILE])
+    tail = "is invalid too" if BACKUP_FILE in problems else "is missing: nothing to fall back to"
+    raise TablePropertiesError(f"{problems[PROPS_FILE]} (and {BACKUP_FILE} {tail})")
 
 
 def save(storage: Storage, base_path: str, props: dict[str, str], updated: bool = False) -> None:

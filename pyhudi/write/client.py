@@ -97,9 +97,9 @@ class Writer:
         self._guard = concurrency.Guard(options, self.storage, self.base, self.cfg.table_type, self.index)
 
     def _existing_props(self) -> dict[str, str] | None:
-        hoodie = posixpath.join(self.base, ".hoodie")
-        if self.storage.exists(posixpath.join(hoodie, properties.PROPS_FILE)):
+        if properties.exists(self.storage, self.base):
             return properties.check_writable(properties.load(self.storage, self.base), self.path)
+        hoodie = posixpath.join(self.base, ".hoodie")
         if self.storage.is_dir(self.base) and self.storage.list(self.base) and not self.storage.exists(hoodie):
             raise HudiWriteError(f"{self.path} is not empty and holds no Hudi table (no .hoodie/); "
                                  "write to an empty or new path")

@@ -108,3 +108,33 @@ def test_property_keys_are_apache_hudi_keys():
             and k not in ("PROPS_FILE", "BACKUP_FILE")]
     assert len(keys) > 20
     assert [k for k in keys if k not in HUDI_KEYS] == []
+
+
+GOOD = "hoodie.table.name=x\nhoodie.table.type=COPY_ON_WRITE\nhoodie.table.version=8\n"
+BAD_CHECKSUM = GOOD + "hoodie.table.checksum=1\n"
+
+
+@pytest.mark.parametrize("main, backup, exists, loaded, error", [
+    (None, None, False, None, "no Hudi table at"),
+    (GOOD, None, True, "main", None),
+    (None, GOOD, True, "backup", None),  # mid-update: the main file gone, the backup not yet removed
+    (BAD_CHECKSUM, GOOD + "hoodie.table.precombine.field=ts\n", True, "backup", None),
+    (BAD_CHECKSUM, None, True, None, "does not match.*and hoodie.properties.backup is missing"),
+    (BAD_CHECKSUM, "hoodie.table.name=x\n", True, None, "does not match.*and hoodie.properties.backup is invalid"),
+    (None, "hoodie.table.name=x\n", True, None, r"hoodie.properties.backup: missing required key"),
+])
+def test_the_backup_stands_in_for_a_missing_or_invalid_file_as_in_hudi(tmp_path, main, backup, exists, loaded, error):
+    """Apache Hudi's HoodieTableConfig (and the connector's TableConfig) read the backup when hoodie.properties
+    is missing or fails validation, and a table whose backup alone is there exists."""
+    storage, base = Storage.for_uri(str(tmp_path))
+    (tmp_path / ".hoodie").mkdir()
+    for name, text in (("hoodie.properties", main), ("hoodie.properties.backup", backup)):
+        if text is not None:
+            (tmp_path / ".hoodie" / name).write_text(text)
+    assert properties.exists(storage, base) is exists
+    if error:
+        with pytest.raises(properties.TablePropertiesError, match=error):
+            properties.load(storage, base)
+    else:
+        props = properties.load(storage, base)
+        assert ("hoodie.table.precombine.field" in props) is (loaded == "backup" and main is not None)
