@@ -56,7 +56,7 @@ def missing(writer: "MetadataWriter") -> list[str]:
     """The partitions of PARTITIONS `writer` maintains that the MDT has not built (nor is building now)."""
     built = completed_partitions(writer.data_props)
     wanted = [p for p in PARTITIONS if p in writer.maintained and p not in built
-              and (p != PARTITION_STATS or writer._is_partitioned())]
+              and (p != PARTITION_STATS or writer.ctx.is_partitioned())]
     if wanted and writer.build_in_progress():
         return []
     if PARTITION_STATS in wanted and COLUMN_STATS not in built + wanted:
