@@ -4,10 +4,12 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from pyhudi.config import read_keys
+
 # without the lost-file check of storage listings, which reads every commit on the timeline (the writer's view
 # lists partitions the same unchecked way), and without data skipping (its filters are on partition paths and
 # file names, which planning prunes by already)
-READ_OPTIONS = {"hudi-meta.check.listed.files": "false", "hoodie.enable.data.skipping": "false"}
+READ_OPTIONS = {read_keys.CHECK_LISTED_FILES: "false", "hoodie.enable.data.skipping": "false"}
 
 
 def file_id_of(file_name: Column) -> Column:
