@@ -354,13 +354,13 @@ def _decimal(s: dict) -> pa.DataType:
 
 def _arrow_primitive(kind: str, logical: str | None, s: dict, where: str) -> pa.DataType:
     if kind == "int":
-        return {"date": pa.date32(), "time-millis": pa.time32("ms")}.get(logical, pa.int32())
+        return {"date": pa.date32(), "time-millis": pa.time32("ms")}.get(logical or "", pa.int32())
     if kind == "long":
         return {"timestamp-micros": pa.timestamp("us", tz="UTC"),
                 "timestamp-millis": pa.timestamp("ms", tz="UTC"),
                 "local-timestamp-micros": pa.timestamp("us"),
                 "local-timestamp-millis": pa.timestamp("ms"),
-                "time-micros": pa.time64("us")}.get(logical, pa.int64())
+                "time-micros": pa.time64("us")}.get(logical or "", pa.int64())
     if kind == "bytes":
         return _decimal(s) if logical == "decimal" else pa.binary()
     return {"null": pa.null(), "boolean": pa.bool_(), "float": pa.float32(), "double": pa.float64(),

@@ -14,7 +14,7 @@ from pyhudi.errors import HudiError
 try:  # numpy is optional: pyarrow no longer requires it
     import numpy as np
 except ImportError:  # pragma: no cover - exercised only on numpy-less installs
-    np = None
+    np = None  # type: ignore[assignment]  # the optional module: users test `np is None` first
 
 LIBRARY = Path(__file__).resolve().parent.parent / "native" / "libhudi_bloom.so"
 BATCH = 1 << 17                  # keys hashed per pass (bounds temporary memory)
@@ -125,7 +125,7 @@ def set_bits(bits: bytearray, data, starts, lengths, nb_hash: int, vector_size: 
     return bytearray(np.packbits(unpacked, bitorder="little").tobytes())
 
 
-def test_bits(bits: bytes, data, starts, lengths, nb_hash: int, vector_size: int, hit) -> None:
+def test_bits(bits: bytes | bytearray, data, starts, lengths, nb_hash: int, vector_size: int, hit) -> None:
     """hit[k] |= whether every bit of key k is set in `bits` (hit: a bool array of the batch)."""
     lib = _native(nb_hash)
     if lib is not None:

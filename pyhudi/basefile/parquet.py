@@ -227,8 +227,10 @@ class BaseFileWriter:
     def _track_keys(self, keys: pa.ChunkedArray) -> None:
         if keys.null_count:
             raise BaseFileError(f"{keys.null_count} rows have a null {RECORD_KEY}")
+        assert self.bloom is not None  # key_footer is set only with a bloom type
         self.bloom.add_all(keys)
         lo, hi = java_min_max(keys)
+        assert lo is not None and hi is not None  # write() passes no empty table, and nulls were refused
         if self.min_key is None or _java_less(lo, self.min_key):
             self.min_key = lo
         if self.max_key is None or _java_less(self.max_key, hi):
@@ -241,8 +243,10 @@ class BaseFileWriter:
 
     def footer(self) -> dict[str, str]:
         """Footer key/values in the order Hudi's files list them."""
-        meta = {}
+        meta: dict[str, str] = {}
         if self.key_footer and self.num_records:
+            # key_footer comes with a bloom filter, and _track_keys set the keys of the written records
+            assert self.bloom is not None and self.min_key is not None and self.max_key is not None
             meta = {MIN_KEY: self.min_key, BLOOM_KEY: self.bloom.serialize(), MAX_KEY: self.max_key,
                     BLOOM_TYPE_KEY: self.bloom.type_code}
         meta[WRITER_MODEL_KEY] = "avro"

@@ -47,6 +47,7 @@ def cmd_index(args, console: Console) -> int:
         state = mdt.state() if built else None
         defs = index_definitions.load(mdt.storage, mdt.base_path, mdt.data_props)
         for p in built:
+            assert state is not None  # read above when some partition is built
             on = index_definitions.secondary_column(defs, p)
             console.print(f"{p}: built, {len(state.latest(p))} file groups" + (f", on column {on}" if on else ""))
         for p in csv(mdt.data_props.get(INFLIGHT_PARTITIONS_KEY)):

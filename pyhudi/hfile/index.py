@@ -79,6 +79,7 @@ class BlockIndexWriter:
         self.uncompressed_size = 0  # all index blocks, headers excluded
 
     def add_data_block(self, key: bytes, offset: int, size: int) -> None:
+        assert self.leaf is not None  # dropped only by should_write_leaf(closing=True), after the last block
         self.leaf.add(key, offset, size)
         self.data_blocks += 1
 
@@ -95,6 +96,7 @@ class BlockIndexWriter:
 
     def take_leaf(self) -> tuple[bytes, bytes]:
         """Payload of the pending leaf block and its first key; starts a new leaf."""
+        assert self.leaf is not None  # called when should_write_leaf said a leaf is pending
         payload, first_key = self.leaf.non_root_bytes(), self.leaf.keys[0]
         self.leaf = IndexChunk()
         return payload, first_key

@@ -39,6 +39,7 @@ def fields(buf: bytes) -> Iterable[tuple[int, int | bytes]]:
     while pos < len(buf):
         tag, pos = read_varint(buf, pos)
         number, wire = tag >> 3, tag & 7
+        value: int | bytes
         if wire == 0:
             value, pos = read_varint(buf, pos)
         elif wire == 2:

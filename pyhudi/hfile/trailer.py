@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 from pyhudi.hfile import protobuf as pb
 from pyhudi.hfile.format import (
@@ -40,6 +41,7 @@ class Trailer:
 
 def trailer_bytes(t: Trailer) -> bytes:
     """Magic, the length-delimited proto, zero padding, then int32 minor << 24 | major."""
+    assert t.total_uncompressed_bytes is not None  # the writer sets it; only a parsed trailer may lack it
     proto = b"".join((
         pb.field_varint(1, t.file_info_offset),
         pb.field_varint(2, t.load_on_open_offset),
@@ -70,7 +72,8 @@ def _signed(v: int) -> int:
 _BYTES_FIELDS = (11, 13)  # comparator class name, encryption key; fields 1-10 and 12 are varints
 
 
-def _trailer_fields(tail: bytes) -> dict[int, int | bytes]:
+def _trailer_fields(tail: bytes) -> dict[int, Any]:
+    """Field number -> value: bytes for _BYTES_FIELDS, int for the others up to 13 (checked here)."""
     f = dict(pb.fields(pb.read_delimited(tail[:-4], 8)))
     for number, value in f.items():
         if number <= 13 and isinstance(value, bytes) != (number in _BYTES_FIELDS):
@@ -117,10 +120,10 @@ def file_info_bytes(info: dict[bytes, bytes]) -> bytes:
 def parse_file_info(payload: bytes) -> dict[bytes, bytes]:
     if payload[:4] != PB_MAGIC:
         raise HFileFormatError("file info does not start with PBUF")
-    info = {}
+    info: dict[bytes, bytes] = {}
     for number, entry in pb.fields(pb.read_delimited(payload, 4)):
         if number == 1:
-            pair = dict(pb.fields(entry)) if isinstance(entry, bytes) else None
+            pair: dict[int, Any] | None = dict(pb.fields(entry)) if isinstance(entry, bytes) else None
             if pair is None or not all(isinstance(v, bytes) for v in pair.values()):
                 raise HFileFormatError("file info entry has the wrong protobuf wire type")
             info[pair.get(1, b"")] = pair.get(2, b"")

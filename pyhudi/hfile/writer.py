@@ -187,6 +187,7 @@ class HFileWriter:
 
     def _index_key(self) -> bytes:
         left, right = self._prev_block_last_row, self._first_row
+        assert right is not None  # only called for a block with cells, whose first row _append_cell set
         if left is None or not self._shorten:
             return key_value_key(right)
         return key_value_key(midpoint_row(left, right), TYPE_MAXIMUM)

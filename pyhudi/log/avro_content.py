@@ -79,7 +79,7 @@ def decode_avro_records(record_bytes: Iterable[bytes], schema: str) -> list[dict
         parsed = compiled(schema)
     except DECODE_ERRORS as e:
         raise LogFormatError(f"SCHEMA header is not an Avro schema ({type(e).__name__}: {e})") from None
-    out = []
+    out: list[Any] = []  # what fastavro decodes: dicts under a data block's record schema
     for i, raw in enumerate(record_bytes):
         buf = io.BytesIO(raw)
         try:

@@ -74,6 +74,7 @@ def delete_block(deletes: Iterable[DeleteRecord], instant_time: str, schema: str
 
 def rollback_block(instant_time: str, target_instant_time: str) -> LogBlock:
     """Command block rolling back the blocks `target_instant_time` wrote to this file slice."""
+    header: dict[int, str]  # what LogBlock holds: HeaderKey members are ints
     header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.TARGET_INSTANT_TIME: target_instant_time,
               HeaderKey.COMMAND_BLOCK_TYPE: ROLLBACK_COMMAND}
     return LogBlock(BlockType.COMMAND, header)

@@ -61,7 +61,7 @@ def encode_delete_content(deletes: Iterable[DeleteRecord]) -> bytes:
 
 def decode_delete_list(payload: bytes) -> list[DeleteRecord]:
     r = AvroReader(payload, "delete block payload", LogFormatError)
-    out = []
+    out: list[DeleteRecord] = []
     while True:
         count = r.long()
         if count == 0:

@@ -62,7 +62,7 @@ class FileRecords:
             return False
         row = key.encode("utf-8")  # HFile rows sort as bytes; UTF-8 keeps the code point order
         i = bisect_left(self._lowers, row) - 1
-        return i >= 0 and self._lowers[i] < row and (self._uppers[i] is None or row < self._uppers[i])
+        return i >= 0 and self._lowers[i] < row and ((upper := self._uppers[i]) is None or row < upper)
 
 
 class BaseRecordCache:

@@ -45,7 +45,7 @@ def covered_by_init(state: MdtState) -> Callable[[Instant], bool]:
     holds their files)."""
     inits = [i.completion_time for t, i in state.completed.items() if t.startswith(INIT_INSTANT_PREFIX)]
     done = [i.completion_time for i in state.completed.values() if i.completion_time]
-    mark = max(inits) if inits and all(inits) else min(done, default=None)
+    mark = max(t for t in inits if t) if inits and all(inits) else min(done, default=None)
     if mark is None:
         return lambda i: True
     return lambda i: (i.completion_time or "") <= mark

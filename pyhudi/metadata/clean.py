@@ -30,6 +30,7 @@ def clean(ctx: MdtContext, partitions: list[str], retain: int = DEFAULT_RETAINED
         return None
     tl = state.timeline
     t = tl.new_instant_time()
+    plan: dict  # of mixed values, some empty
     plan = {"earliestInstantToRetain": None, "lastCompletedCommitTimestamp": max(state.completed, default=""),
             "policy": CLEAN_POLICY, "filesToBeDeletedPerPartition": {}, "version": 2,
             "filePathsToBeDeletedPerPartition": {

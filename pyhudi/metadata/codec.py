@@ -167,6 +167,7 @@ def decode_record(key: str, value: bytes, writer_schema: str | None = None) -> M
                                          return_record_name=True, return_record_name_override=True)
     except Exception as e:  # noqa: BLE001 - fastavro raises many kinds
         raise MetadataRecordError(f"cannot decode metadata record {key!r}: {e}") from e
+    assert isinstance(rec, dict)  # the writer schema is a record schema, which decodes to a dict
     files = rec.get("filesystemMetadata")
     bloom = rec.get("BloomFilterMetadata")
     stats = rec.get("ColumnStatsMetadata")

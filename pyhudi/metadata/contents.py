@@ -47,6 +47,7 @@ def base_hfile_of_cells(cells: list[tuple[bytes, bytes]], compression: str) -> b
     keys = [row.decode("utf-8") for row, _ in cells]
     blm = bloom_mod.create_bloom_filter(bloom_mod.DYNAMIC_V0)
     blm.add_all(keys)
+    file_info: dict[bytes | str, bytes | str]  # what write_hfile takes
     file_info = {"schema": schema_text(), "bloomFilterTypeCode": bloom_mod.DYNAMIC_V0,
                  "minRecordKey": keys[0] if keys else "", "maxRecordKey": keys[-1] if keys else ""}
     return hfile.write_hfile(cells, block_size=HFILE_BLOCK_SIZE, compression=compression,

@@ -37,6 +37,7 @@ class MdtContext:
 
     def mdt_timeline(self) -> Timeline:
         tl = Timeline(self.storage, self.mdt_path, 2, "timeline")
+        assert self.times is not None  # __post_init__ set it
         tl.times = self.times  # MDT times interleave with data times
         return tl
 

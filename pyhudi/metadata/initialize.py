@@ -83,7 +83,8 @@ def _file_column_stats(ctx: MdtContext, partition: str, name: str, entry: tuple,
     _, stats, _ = entry
     if stats is None and name.endswith(".parquet"):
         stats = ctx.footer(partition, name)[0]
-    return {s.column_name: s for s in parse_column_stats(name, stats, cols)}
+    # parse_column_stats names every column, so the check on column_name drops none
+    return {s.column_name: s for s in parse_column_stats(name, stats, cols) if s.column_name is not None}
 
 
 def _bloom_records(ctx: MdtContext, files: Files, instant: str) -> list[MetadataRecord]:
@@ -92,7 +93,7 @@ def _bloom_records(ctx: MdtContext, files: Files, instant: str) -> list[Metadata
         for name, (_, _, b64) in fs.items():
             if not file_names.is_base(name):
                 continue
-            btype = ctx.bloom_type
+            btype: str | None = ctx.bloom_type
             if b64 is None and name.endswith(".parquet"):
                 _, b64, btype = ctx.footer(p, name)
             if b64:

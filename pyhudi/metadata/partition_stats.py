@@ -86,8 +86,8 @@ def partition_stats(partition: str, cols: list[str] | None,
     earlier commit left)."""
     out = []
     for c in cols or []:
-        ranges = [by_col.get(c) for by_col in per_file.values()]
-        if not ranges or None in ranges:
+        ranges = [r for by_col in per_file.values() if (r := by_col.get(c)) is not None]
+        if not ranges or len(ranges) < len(per_file):  # some file has no stats for c
             continue
         out.append(partition_stats_record(partition, aggregate_stats(ranges, partition, c, tight=True)))
     return out
@@ -127,7 +127,7 @@ def _live_stats(state: MdtState, partition: str, cols: list[str], live: list[str
     per_file: dict[str, dict[str, ColumnStats]] = {n: dict(mine.get(n) or known.get(n) or {}) for n in live}
     unread = [n for n in live if n not in mine and any(c not in per_file[n] for c in cols)]
     for s in _stored_stats(state, partition, cols, unread):
-        if s.file_name in per_file:
+        if s.file_name in per_file and s.column_name is not None:
             per_file[s.file_name][s.column_name] = s
     KNOWN.keep(state, partition, per_file)
     return per_file

@@ -58,9 +58,9 @@ def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool
             known.raw.clear()
         BASE_RECORDS.trim()
     elif keys is not None and (missing := known.missing(keys)):
-        contents = lookup(lambda offset, length: state.storage.read_range(path, offset, length),
-                          state.size(part, name), [k.encode("utf-8") for k in missing], whole_blocks=True)
-        _keep_blocks(known, contents)
+        found = lookup(lambda offset, length: state.storage.read_range(path, offset, length),
+                       state.size(part, name), [k.encode("utf-8") for k in missing], whole_blocks=True)
+        _keep_blocks(known, found)
         known.records.update((k, None) for k in missing if k not in known.raw and k not in known.records)
         BASE_RECORDS.trim()
     read = SliceRead({}, set(), set())
@@ -206,7 +206,7 @@ def _groups_to_read(part: str, groups: list[str], keys: set[str] | None) -> dict
     groups by hash (a base file is searched only for its own keys)."""
     if keys is None or part not in FILE_ID_PREFIX or groups != [file_group_id(part, i) for i in range(len(groups))]:
         return {g: keys for g in groups}
-    out: dict[str, set[str] | None] = {}
+    out: dict[str, set[str]] = {}
     for k in keys:
         out.setdefault(file_group_id(part, 0 if len(groups) == 1 else file_group_index(k, len(groups))), set()).add(k)
     return dict(sorted(out.items()))

@@ -113,6 +113,7 @@ def partition_files_record(partition: str, added: Mapping[str, int],
 
 
 def column_stats_record(partition: str, stats: ColumnStats) -> MetadataRecord:
+    assert stats.column_name is not None and stats.file_name is not None  # only decoded stats lack them
     return MetadataRecord(column_stats_key(stats.column_name, partition, stats.file_name), TYPE_COLUMN_STATS,
                           stats=stats)
 
@@ -126,6 +127,7 @@ def column_stats_tombstone(partition: str, file_name: str, column: str) -> Metad
 
 def partition_stats_record(partition: str, stats: ColumnStats) -> MetadataRecord:
     """`stats.file_name` holds the partition path, as Hudi stores it."""
+    assert stats.column_name is not None  # only decoded stats lack it
     return MetadataRecord(partition_stats_key(stats.column_name, partition), TYPE_PARTITION_STATS, stats=stats)
 
 
@@ -143,6 +145,7 @@ def bloom_filter_record(partition: str, base_file_name: str, instant: str, bloom
     if deleted:
         info = BloomFilterInfo("", instant, b"", True)
     else:
+        assert bloom_base64 is not None  # None only for a deletion
         raw = bloom_base64.encode("ascii") if isinstance(bloom_base64, str) else bytes(bloom_base64)
         info = BloomFilterInfo(bloom_type, instant, raw, False)
     return MetadataRecord(bloom_filter_key(partition, base_file_name), TYPE_BLOOM_FILTER, bloom=info)

@@ -48,7 +48,7 @@ class MdtState:
 
     def valid_block(self, instant: str | None, log_compacted: bool = False) -> bool:
         """May readers use MDT data written at `instant`? (pyhudi.metadata.validity)"""
-        inst = self.completed.get(instant)
+        inst = None if instant is None else self.completed.get(instant)
         # archived from the MDT timeline: a deltacommit, as the connector's MetadataTable assumes
         action = inst.action if inst else "deltacommit" if instant and self._committed(instant) else None
         data = self.data

@@ -162,6 +162,7 @@ def _stats_from_parquet(md, types) -> dict:
 def _combine_json(a: dict, b: dict) -> dict:
     """Two row groups' stats of one column: the smaller min, the larger max, summed counts."""
     wrapper = wrapper_for_type(a["type"])
+    assert wrapper is not None  # _stats_from_parquet keeps only columns whose type has a wrapper
 
     def choose(x, y, smaller):
         wx, wy = wrap(x, wrapper), wrap(y, wrapper)
@@ -236,10 +237,9 @@ def columns_to_index(avro_schema: dict | str | None, populate_meta_fields: bool 
                      max_columns: int = DEFAULT_MAX_COLUMNS_TO_INDEX) -> list[str]:
     """Hudi 1.0's default column-stats column list: the three indexed meta columns, then the
     first `max_columns` supported data columns of the table schema (meta columns skipped)."""
-    if isinstance(avro_schema, str):
-        avro_schema = json.loads(avro_schema)
+    schema = json.loads(avro_schema) if isinstance(avro_schema, str) else avro_schema
     data = []
-    if avro_schema is not None:
-        data = [f["name"] for f in avro_schema.get("fields", [])
+    if schema is not None:
+        data = [f["name"] for f in schema.get("fields", [])
                 if f["name"] not in META_COLUMNS and is_indexable_avro_type(f["type"])][:max_columns]
     return (list(META_COLUMNS_TO_INDEX) if populate_meta_fields else []) + data

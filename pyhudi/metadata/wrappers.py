@@ -11,7 +11,7 @@ import functools
 import math
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pyhudi.metadata.errors import MetadataRecordError
 from pyhudi.metadata.schema import union_record_names
@@ -88,7 +88,7 @@ def _epoch_days(value) -> int:
     return (value - dt.date(1970, 1, 1)).days if isinstance(value, dt.date) else int(value)
 
 
-_CONVERT = {
+_CONVERT: dict[str, Callable[[Any], Any]] = {
     BOOLEAN: bool, INT: int, LONG: int, TIME_MICROS: int, TIMESTAMP_MICROS: int,
     DATE: _epoch_days, LOCAL_DATE: _epoch_days, FLOAT: float, DOUBLE: float, STRING: str,
     BYTES: lambda v: base64.b64decode(v) if isinstance(v, str) else bytes(v),

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import logging
 import posixpath
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from pyhudi.basefile import bloom as bloom_mod
 from pyhudi.metadata import catch_up as catch_up_mod
@@ -67,8 +67,14 @@ def _no_progress(stage: str, detail: str) -> None:
 
 # what writes the record_index log files of a deltacommit: (instant, file-group count) -> their write stats
 RecordIndexWrite = Callable[[str, int], list[dict]]
-# what writes a secondary index's log files of a deltacommit: (MDT partition, instant, file-group count) -> stats
-SecondaryIndexWrite = Callable[[str, str, int], list[dict]]
+
+
+class SecondaryIndexWrite(Protocol):
+    """What writes a secondary index's log files of a deltacommit: (MDT partition, instant, file-group count)
+    -> stats; `count` is passed by name."""
+    def __call__(self, partition: str, instant: str, count: int) -> list[dict]: ...
+
+
 # actions that can add, move or remove record keys: without the record-index changes of one of them,
 # the record index would go stale, so it is dropped instead (the next write with it enabled rebuilds it)
 KEY_CHANGING_ACTIONS = ("commit", "deltacommit", "replacecommit", "clustering")

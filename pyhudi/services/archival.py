@@ -115,9 +115,10 @@ def archived_instants(path: str, start: str | None = None, end: str | None = Non
     from the timeline history."""
     table = ServiceTable.open(path)
     if of_metadata_table:
-        table = metadata_table(table)
-        if table is None:
+        mdt = metadata_table(table)
+        if mdt is None:
             return []
+        table = mdt
     return history(table).instants(start, end)
 
 
@@ -308,7 +309,7 @@ class _Archiver:
         deltas = [i for i in self.instants if i.action == "deltacommit"]
         if triggered:  # CompactionUtils.getEarliestInstantToRetainForCompaction
             anchor = compactions[-1] if compactions else (deltas[0] if deltas else None)
-            after = [d for d in deltas if d.requested_time > anchor.requested_time] if compactions else deltas
+            after = [d for d in deltas if d.requested_time > compactions[-1].requested_time] if compactions else deltas
             if anchor is not None:
                 keep = (anchor if len(after) < max_deltas else after[len(after) - max_deltas]).requested_time
                 out.append((keep, f"the compaction trigger counts delta commits from {keep}"))
@@ -390,6 +391,7 @@ class _Archiver:
 
     def _data_bound(self) -> tuple[str, str] | None:
         """TimelineUtils.getEarliestInstantForMetadataArchival over the data table's active timeline."""
+        assert self.data is not None  # asked only by the archiver of a metadata table, which has its data table
         data = collapse(self.data.timeline.instant_files())
         writes = [i for i in data if _family(i.action) in WRITE_ACTIONS]
         pending = [i for i in data if not i.is_completed]

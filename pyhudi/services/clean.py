@@ -200,6 +200,7 @@ def _partitions_to_clean(tl: _Timeline, policy: _Policy, earliest: Instant | Non
     first = min((i.requested_time for i in tl.instants if i.action in PENDING_WRITES), default="")
     if not since.strip() or since < first:  # no earlier horizon on the active timeline: look everywhere
         return None
+    assert last is not None  # without a last clean, `since` is "" and the look is everywhere (above)
     before = [t for t in ((last.get("extraMetadata") or {}).get(SAVEPOINTED_TIMESTAMPS) or "").split(",") if t]
     if partitioned and set(before) - set(savepoint_times):  # a savepoint went: its files may go now
         return None

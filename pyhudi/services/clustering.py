@@ -18,6 +18,7 @@ from pyspark.sql.window import Window
 
 from pyhudi.avro import schema as avro_schema
 from pyhudi.config import options as o
+from pyhudi.config import read_keys
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.services import layout
@@ -86,7 +87,8 @@ def _groups(slices: list[FileSlice], options: Mapping[str, str]) -> list[list[Fi
     max_bytes, sorted_by = o.CLUSTERING_MAX_GROUP_BYTES.get(options), o.CLUSTERING_SORT_COLUMNS.get(options)
     out: list[list[FileSlice]] = []
     for partition in sorted({s.partition for s in slices}):
-        group, size = [], 0
+        group: list[FileSlice] = []
+        size = 0
         for s in sorted((s for s in slices if s.partition == partition), key=lambda s: -(s.base_size or 0)):
             if group and size + (s.base_size or 0) > max_bytes:
                 out.append(group)
@@ -148,7 +150,7 @@ def _with_sort_key(rows: DataFrame, columns: list[str], strategy: str) -> tuple[
     if not columns or strategy == "linear":
         return rows, tuple(columns)
 
-    @F.pandas_udf("binary")
+    @F.pandas_udf("binary")  # type: ignore[call-overload]  # pyspark's stubs lack this form (no functionType)
     def key(*cols):
         import pandas as pd
         return pd.Series([layout.curve_key(v, strategy) for v in zip(*(c.tolist() for c in cols))])
@@ -200,7 +202,7 @@ def _write(spark: SparkSession, table: ServiceTable, instant: str, groups: list[
            sort_columns: list[str], strategy: str, options: Mapping[str, str]) -> list:
     """Each group's records into its new file groups: split by ranges of the sort order, sorted in each."""
     rows = (spark.read.format("hudi-meta").options(**own_records.READ_OPTIONS)
-            .option("hudi-meta.clustering.instant", instant).load(table.uri))
+            .option(read_keys.CLUSTERING_INSTANT, instant).load(table.uri))
     missing = [c for c in sort_columns if c not in rows.columns]
     if missing:
         raise ClusteringError(f"sort column(s) {', '.join(missing)} ({o.CLUSTERING_SORT_COLUMNS.key}) are not "

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from pyhudi.avro import schema as avro_schema
 from pyhudi.config import options as o
+from pyhudi.config import read_keys
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.services.instant import (
@@ -46,6 +47,8 @@ log = logging.getLogger(__name__)
 
 MB = 1024 * 1024
 COMPACTION, LOG_COMPACTION = "compaction", "logcompaction"
+# the connector's read of the slices a pending plan of each action names
+PLAN_READS = {COMPACTION: read_keys.COMPACTION_INSTANT, LOG_COMPACTION: read_keys.LOG_COMPACTION_INSTANT}
 COMMANDS = {COMPACTION: "compact", LOG_COMPACTION: "log-compact"}  # the CLI's
 STRATEGY_PREFIX = "org.apache.hudi.table.action.compact.strategy."
 BY_LOG_SIZE, BY_LOG_COUNT, UNBOUNDED = (STRATEGY_PREFIX + n for n in (
@@ -103,7 +106,8 @@ def _select(candidates: list[Candidate], options: Mapping[str, str]) -> list[Can
     else:
         floor = o.COMPACTION_LOG_SIZE_THRESHOLD.get(options)
         chosen = sorted((c for c in candidates if c.log_bytes >= floor), key=lambda c: -c.log_bytes)
-    budget, out = o.COMPACTION_TARGET_IO.get(options), []
+    budget = o.COMPACTION_TARGET_IO.get(options)
+    out: list[Candidate] = []
     max_file = o.MAX_FILE_SIZE.get(options)
     for c in chosen:
         io_mb = c.operation(max_file)["metrics"]["TOTAL_IO_MB"]
@@ -184,7 +188,7 @@ def _write_slices(spark: SparkSession, table: ServiceTable, instant: Instant, op
     file group; a group whose records are all deleted gets none (its slice stays, reading as empty).
     A log compaction's: each slice's log records and deletes, one new log file per file group."""
     rows = (spark.read.format("hudi-meta").options(**own_records.READ_OPTIONS)
-            .option(f"hudi-meta.{instant.action}.instant", instant.requested_time).load(table.uri))
+            .option(PLAN_READS[instant.action], instant.requested_time).load(table.uri))
     bases = spark.createDataFrame([(op["fileId"], op.get("dataFilePath")) for op in ops] or [("", None)],
                                   f"{FG}_b string, {BASE} string")
     if instant.action == COMPACTION:

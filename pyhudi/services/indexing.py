@@ -187,10 +187,10 @@ def _snapshot(spark: SparkSession, table: ServiceTable, partition: str, column: 
 
 
 def _hand_over(table: ServiceTable, mdt, t: str, finish: Callable[[], Instant],
-               catch_up: Callable[[Timeline], list[str]]) -> tuple[list[str], Instant]:
+               catch_up: Callable[[Timeline], str]) -> tuple[str, Instant]:
     """Under the hand-off lock, once no write requested before `t` is pending: applies the writes completed
     since the snapshot as the MDT deltacommit `t`, then `finish()` (lists the partition, completes the
-    indexing) - no write completes in between. Returns the instants applied and `finish`'s."""
+    indexing) - no write completes in between. Returns what `catch_up` says it applied and `finish`'s."""
     deadline = time.monotonic() + WAIT_FOR_OLDER_WRITES_S
     while True:
         with mdt.handoff():

@@ -20,6 +20,7 @@ def write(spark: SparkSession, path: str, options: Mapping[str, str], df: DataFr
     writer = Writer(spark, path, dict(options))
     writer.write(df)
     run_after_write(spark, path, options)
+    assert writer.counts is not None  # set by writer.write
     return writer.counts
 
 

@@ -65,7 +65,10 @@ class ServiceTable:
     @property
     def uri(self) -> str:
         """The table's path as Spark and the connector take it."""
-        return self.base if self.storage.local else self.storage.uri
+        if self.storage.local:
+            return self.base
+        assert self.storage.uri is not None  # Storage.for_uri keeps the URI of every storage that is not local
+        return self.storage.uri
 
     @property
     def is_merge_on_read(self) -> bool:

@@ -66,7 +66,7 @@ def remember(table: str, policy: str, instants: list[Instant], quiet: Iterable[s
     """What a full look at the timeline `instants` found quiet."""
     done = [i for i in instants if i.is_completed]
     newest = max(done, key=lambda i: (i.completion_time or i.requested_time, i.requested_time), default=None)
-    entry = _Seen(policy, frozenset(map(_key, done)), newest and newest.requested_time,
+    entry = _Seen(policy, frozenset(map(_key, done)), None if newest is None else newest.requested_time,
                   frozenset(i.requested_time for i in instants if not i.is_completed), frozenset(quiet))
     with _LOCK:
         _SEEN.pop(table, None)

@@ -15,15 +15,15 @@ import warnings
 
 from pyhudi.errors import HudiError
 
-JAVA_INTERFACE = "io.hudimeta.spark.WriteCallback"
-# starts the one line io.hudimeta.spark.CallbackErrors looks for in what py4j hands the JVM
+JAVA_INTERFACE = "io.hudimeta.spark.bridge.WriteCallback"
+# starts the one line io.hudimeta.spark.bridge.CallbackErrors looks for in what py4j hands the JVM
 ERROR_MARKER = "pyhudi-callback-error:"
 LOG = logging.getLogger("pyhudi")
 
 
 class CallbackError(HudiError):
     """How a callback's failure crosses py4j: one line, the marker and a JSON object of the error's
-    kind, class and message. py4j sends the JVM the whole Python traceback; io.hudimeta.spark.CallbackErrors
+    kind, class and message. py4j sends the JVM the whole Python traceback; io.hudimeta.spark.bridge.CallbackErrors
     raises the message alone as a Java exception pyspark turns into a Python one."""
 
     def __init__(self, error: BaseException):
@@ -66,7 +66,7 @@ for _name in ("py4j.clientserver", "py4j.java_gateway"):
 
 
 class WriteCallback:
-    """Python side of io.hudimeta.spark.WriteCallback."""
+    """Python side of io.hudimeta.spark.bridge.WriteCallback."""
 
     @_reported
     def write(self, jdf, path, options, mode):
@@ -138,7 +138,9 @@ def _session_for(jdf):
     active = SparkSession.getActiveSession()
     if active is not None and active._jsparkSession.equals(jsession):
         return active
-    return SparkSession(SparkContext._active_spark_context, jsession)
+    sc = SparkContext._active_spark_context
+    assert sc is not None  # jdf comes from the JVM of this driver's SparkContext
+    return SparkSession(sc, jsession)
 
 
 def _active_session():
@@ -152,13 +154,13 @@ def _active_session():
 
 
 def _write_clients(spark):
-    """The JVM's io.hudimeta.spark.WriteClients, or a clear error when the connector is not loaded."""
+    """The JVM's io.hudimeta.spark.bridge.WriteClients, or a clear error when the connector is not loaded."""
     from py4j.protocol import Py4JError
 
     if getattr(spark, "_jvm", None) is None:
         raise TypeError("pyhudi: writes through format('hudi-meta') need a classic SparkSession (with a "
                         "py4j gateway to the driver JVM); Spark Connect sessions are not supported")
-    clients = spark._jvm.io.hudimeta.spark.WriteClients
+    clients = spark._jvm.io.hudimeta.spark.bridge.WriteClients
     try:
         clients.isRegistered()
     except Py4JError as e:

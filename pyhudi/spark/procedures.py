@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, overload
 
 from pyhudi.config import options as o
 from pyhudi.errors import HudiError
@@ -44,6 +44,10 @@ def run(spark, name: str, path: str, args: Args) -> list[Row]:
 
 # ---- arguments -----------------------------------------------------------------------------------
 
+@overload
+def _int(args: Args, key: str, default: int) -> int: ...
+@overload
+def _int(args: Args, key: str, default: None = None) -> int | None: ...
 def _int(args: Args, key: str, default: int | None = None) -> int | None:
     return int(args[key]) if args.get(key) is not None else default
 
@@ -198,7 +202,7 @@ def show_compaction(spark, path: str, args: Args) -> list[Row]:
 
 def _clustering_row(show_partitions: bool) -> Callable[[Instant, dict], Row]:
     def row(inst: Instant, plan: dict) -> Row:
-        parts = sorted({s.get("partitionPath") for s in clustering_slices(plan)})
+        parts = sorted({s["partitionPath"] for s in clustering_slices(plan)})  # a field of every Avro slice info
         return {"timestamp": inst.requested_time, "state": inst.state.upper(),
                 "input_group_size": len((plan.get("clusteringPlan") or {}).get("inputGroups") or ()),
                 "involved_partitions": ",".join(parts) if show_partitions else "*"}

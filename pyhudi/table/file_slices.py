@@ -98,7 +98,7 @@ def _committed_files(names: Iterable[str], committed: Callable[[str], bool], bas
             logs.setdefault(fid, []).append(((bool(log.cdc_suffix), *log.sort_key()), name, instant))
         elif base_format is None or file_names.parse_base(name).ext == base_format:
             slot = bases.setdefault(fid, {})
-            if slot.get(instant) is None or name > slot[instant]:
+            if (kept := slot.get(instant)) is None or name > kept:
                 slot[instant] = name
     return bases, logs
 
@@ -132,7 +132,7 @@ def build_slices(names: Iterable[str], committed: Callable[[str], bool],
 
 
 def listing_from_storage(storage: Storage, base_path: str, timeline: Timeline | None = None,
-                         props: Mapping[str, str] | None = None,
+                         props: dict[str, str] | None = None,
                          listed: Callable[[str], None] = lambda partition: None
                          ) -> dict[str, list[tuple[str, int, None]]]:
     """partition -> [(file name, size, None)] for the base and log files of committed instants,

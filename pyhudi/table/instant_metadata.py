@@ -193,7 +193,8 @@ def decode(data: bytes, kind: str | None = None, layout_version: int = 2, source
 
 def _decode_avro(data: bytes, kind: str | None) -> dict:
     reader = fastavro.reader(io.BytesIO(data))
-    name = reader.writer_schema.get("name", "").rsplit(".", 1)[-1]
+    # ignored: a non-record schema's AttributeError is among DECODE_ERRORS, which the caller reports
+    name = reader.writer_schema.get("name", "").rsplit(".", 1)[-1]  # type: ignore[union-attr]
     if kind is not None and name != kind:
         raise CorruptFileError(f"holds a {name}, expected a {kind}")
     records = list(itertools.islice(reader, 2))  # a corrupt record count must not make it decode on and on

@@ -22,7 +22,7 @@ import json
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -43,7 +43,7 @@ DEFAULT_COMPRESSION = "zstd"
 
 # HoodieLSMTimelineInstant as the Java class's Schema.toString() prints it (strings as Java Strings)
 _STRING = ["null", {"type": "string", "avro.java.string": "String"}]
-AVRO_SCHEMA = {
+AVRO_SCHEMA: dict[str, Any] = {
     "type": "record", "name": "HoodieLSMTimelineInstant", "namespace": "org.apache.hudi.avro.model",
     "fields": [
         {"name": "instantTime", "type": _STRING, "default": None},
@@ -302,7 +302,8 @@ class LSMTimeline:
                     break
         if len(candidates) < 2:
             return None
-        bounds = [parse_data_file(n) for n in candidates]
+        # every candidate parses: `files` holds the data files of the level
+        bounds = [b for n in candidates if (b := parse_data_file(n)) is not None]
         name = data_file_name(min(b[0] for b in bounds), max(b[1] for b in bounds), level + 1)
         rows = [row for n in candidates for row in self.read_file(n)]
         self.storage.delete(self._path(name))

@@ -159,7 +159,7 @@ class _TaskFiles:
         if self.sizes[partition] >= self._flush_bytes():
             self._flush(partition)
         while sum(self.sizes.values()) >= TASK_BUFFER_BYTES:
-            self._flush(max(self.sizes, key=self.sizes.get))
+            self._flush(max(self.sizes, key=self.sizes.__getitem__))
 
     def _flush(self, partition: str) -> None:
         """The partition's gathered rows written as row groups of at most the flush size each."""

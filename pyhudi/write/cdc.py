@@ -63,7 +63,7 @@ class Changes:
 def records(mode: str, instant: str, data_fields: list[str], old: pa.Table, new: pa.Table,
             changes: Changes) -> list[dict]:
     """The CDC records of one file group's merge, inserts first, then updates, then deletes."""
-    def images(table: pa.Table, rows: list[int]) -> list[dict]:
+    def images(table: pa.Table, rows: list[int]) -> list[dict | None]:
         if not rows or mode == "OP_KEY_ONLY":
             return [None] * len(rows)
         present = [c for c in data_fields if c in table.column_names]

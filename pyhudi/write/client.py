@@ -24,14 +24,13 @@ from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter, from_listing
 from pyhudi.storage import Storage
-from pyhudi.table import file_names as filenames
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties, write_stat
 from pyhudi.table.file_slices import FileSlice, file_groups
 from pyhudi.table.pending_plans import held_file_groups
 from pyhudi.table.rollback import drop_unlisted_files, rollback
 from pyhudi.table.timeline import Instant, Timeline
-from pyhudi.table.write_stat import WriteStat, by_partition
+from pyhudi.table.write_stat import WriteStat
 from pyhudi.write import (
     bulk_insert,
     cdc,
@@ -44,11 +43,13 @@ from pyhudi.write import (
     view,
 )
 from pyhudi.write import index as indexes
+from pyhudi.write import instant_content as content
 from pyhudi.write.config import WriteConfig
 from pyhudi.write.executor import WriteTask
 from pyhudi.write.index import bloom, tagging
 from pyhudi.write.index.base import Hits, Lookup
 from pyhudi.write.index_changes import IndexChanges
+from pyhudi.write.instant_content import REPLACE_OPS
 from pyhudi.write.placement import ClusteringConflictError
 from pyhudi.write.schema_evolution import (
     IncompatibleSchemaError,
@@ -59,8 +60,6 @@ from pyhudi.write.schema_evolution import (
 
 log = logging.getLogger(__name__)
 
-REPLACE_OPS = ("insert_overwrite", "insert_overwrite_table", "delete_partition")
-OPERATION_TYPES = {op: op.upper() for op in ("upsert", "insert", "bulk_insert", "delete") + REPLACE_OPS}
 
 
 class HudiWriteError(HudiError, ValueError):
@@ -96,6 +95,11 @@ class Writer:
         self._indexed = IndexChanges(spark, path, self.cfg, self.index, self.storage, self.base, self._cached)
         self._guard = concurrency.Guard(options, self.storage, self.base, self.cfg.table_type, self.index)
 
+    @property
+    def _table_props(self) -> dict[str, str]:  # hoodie.properties, for the steps of a write after `create`
+        assert self.props is not None  # create() loaded or made them
+        return self.props
+
     def _existing_props(self) -> dict[str, str] | None:
         if properties.exists(self.storage, self.base):
             return properties.check_writable(properties.load(self.storage, self.base), self.path)
@@ -109,8 +113,12 @@ class Writer:
     def create(self, df: DataFrame | None) -> dict:
         """The create schema after writing `df`; a new table is created with it (SQL CREATE TABLE
         stops here: hoodie.properties and no instant)."""
+        if self.props is None and self.cfg.operation == "delete_partition":
+            raise HudiWriteError(f"{self.path} holds no Hudi table: delete_partition drops partitions of an existing "
+                                 "table, and there is none to drop them from")
         current = None if self.props is None else current_schema(self.storage, self.base, self.props)
         if self.cfg.operation != "delete_partition":
+            assert df is not None  # only delete_partition writes no DataFrame
             self._validate_input(df, current)
         create_schema = self._schema_for(df, current)
         self.props = self.props or self._create_table(create_schema)
@@ -120,7 +128,7 @@ class Writer:
         """Writes `df` as one instant; its time. Table services its options run inline are its caller's
         (pyhudi.services.inline.write)."""
         create_schema = self.create(df)
-        timeline = self._timeline = Timeline.for_table(self.storage, self.base, self.props)
+        timeline = self._timeline = Timeline.for_table(self.storage, self.base, self._table_props)
         restoring = [i.requested_time for i in timeline.pending() if i.action == "restore"]
         if restoring:
             raise HudiWriteError(f"a restore ({restoring[0]}) of {self.path} is pending: the table is between two "
@@ -136,14 +144,14 @@ class Writer:
 
     def _write(self, df: DataFrame | None, timeline: Timeline, create_schema: dict) -> str:
         """Steps 2-5 of the write protocol (docs/architecture.md); the instant written."""
-        action, started = self._action(), time.monotonic()
+        action, started = content.action(self.cfg.operation, self.cfg.table_type), time.monotonic()
         with self._planned(df) as plan:  # its checks fail before any instant is requested
             instant = timeline.new_instant_time()
             self._guard.requested(instant)
-            requested = timeline.create_requested(action, self._requested_content(action), requested_time=instant)
+            requested = timeline.create_requested(action, content.requested(self.cfg.operation, action),
+                                                  requested_time=instant)
             crash_point("after_requested")
-            inflight = timeline.transition_to_inflight(
-                requested, im.encode(im.COMMIT, im.commit_metadata({}, OPERATION_TYPES[self.cfg.operation], None)))
+            inflight = timeline.transition_to_inflight(requested, content.inflight(self.cfg.operation))
             crash_point("after_inflight")
             writer_schema = avro_schema.to_json(
                 avro_schema.with_meta_fields(avro_schema.to_writer_style(create_schema)))
@@ -154,7 +162,7 @@ class Writer:
                 raise
         crash_point("after_files")
         drop_unlisted_files(self.storage, self.base, instant, {p for s in stats for p in (s.path, s.cdc_path) if p})
-        self._write_partition_metadata(instant, {s.partition for s in stats})
+        content.write_partition_metadata(self.storage, self.base, instant, {s.partition for s in stats})
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
         self._commit(timeline, inflight, stats, replaced, commit_schema)
@@ -176,7 +184,7 @@ class Writer:
                            record_index=self._indexed.record_index_write(mdt),
                            secondary_index=self._indexed.secondary_index_write(mdt))
             crash_point("after_metadata")
-            meta = self._commit_metadata(stats, replaced, schema)
+            meta = content.completed(self.cfg.operation, self.options, stats, replaced, schema)
             kind = im.REPLACE_COMMIT if action == "replacecommit" else im.COMMIT
             crash_point("before_complete")
             timeline.complete(inflight, im.encode(kind, meta))
@@ -219,15 +227,6 @@ class Writer:
         return MetadataWriter(self.storage, self.base, self.props,
                               partitions=self._indexed.metadata_partitions(self.props))
 
-    def _action(self) -> str:
-        mor = self.cfg.table_type == "MERGE_ON_READ"
-        return "replacecommit" if self.cfg.operation in REPLACE_OPS else ("deltacommit" if mor else "commit")
-
-    def _requested_content(self, action: str) -> bytes:
-        plan = {"operationType": OPERATION_TYPES[self.cfg.operation], "clusteringPlan": None,
-                "extraMetadata": None, "version": 1}
-        return b"" if action != "replacecommit" else im.encode(im.REQUESTED_REPLACE, plan)
-
     # ---- input and schema ---------------------------------------------------------------------
     def _validate_input(self, df: DataFrame, current: dict | None) -> None:
         self._input = input_checks.before_instant(self.cfg, df, current, self.props is not None,
@@ -237,6 +236,7 @@ class Writer:
     def _schema_for(self, df: DataFrame | None, current: dict | None) -> dict:
         """The table's Avro schema after this write: the input's columns, checked against (evolving) its current one."""
         if df is None:
+            assert current is not None  # delete_partition (no DataFrame) is refused on a path with no table
             return current
         incoming = input_schema(df, self.cfg.table_name)
         try:
@@ -265,6 +265,7 @@ class Writer:
             targets = sorted(set(cfg.partitions_to_delete) | set(self._batch_partitions(df) if df is not None else ()))
             yield replace(self._view(targets), partitions=targets)
             return
+        assert df is not None  # only delete_partition writes no DataFrame
         # the Spark plan of the keys is built when needed: a batch written in the driver is keyed in Arrow
         keyed, plan = functools.cache(lambda: self._keyed(df)), None
         if self._unshuffled_bulk_insert:  # new file groups only: no view, no counts, no cached batch
@@ -281,8 +282,9 @@ class Writer:
         if batch is not None:
             input_checks.refuse_arrow(batch, cfg.record_key_fields, self._required)
         here, hits = (False, None) if batch is None else self.index.driver_hits(
-            self.spark, self.path, self.options, self.props, batch, self._looks_up() and self._has_commits())
+            self.spark, self.path, self.options, self._table_props, batch, self._looks_up() and self._has_commits())
         if here:  # written in the driver if its keys are found there: no Spark plan of the batch at all
+            assert batch is not None  # without a batch, here is False
             counts = small_batch.partition_counts(batch)
             plan = replace(self._view(list(counts)), partitions=list(counts), batch=batch, hits=hits,
                            records=batch.num_rows)
@@ -301,8 +303,8 @@ class Writer:
                 input_checks.check(incoming, cfg.record_key_fields, self._required)
             counts = {r[0]: r[1] for r in rows}
             touched = list(counts)
-            if self._located(incoming) is not None:  # the record index says where the batch's keys live
-                touched += [r[0] for r in self._located(incoming).select("_hudi_p").distinct().collect()
+            if (located := self._located(incoming)) is not None:  # the record index says where the batch's keys live
+                touched += [r[0] for r in located.select("_hudi_p").distinct().collect()
                             if r[0] not in counts]
             # all partitions when the table is replaced, or when a global index without a record index
             # sends updates and deletes to the partitions their keys are in
@@ -357,12 +359,13 @@ class Writer:
         """(_hudi_k, _hudi_p, FG) of the batch's keys the index holds, looked up once before tagging (cached);
         None unless the index answers so (a built record index)."""
         if self._found is None and self._looks_up() and self._has_commits():
-            found = self.index.located(self.spark, self.path, self.options, self.props, incoming)
+            found = self.index.located(self.spark, self.path, self.options, self._table_props, incoming)
             self._found = None if found is None else found.persist()
         return self._found
 
     def _tag(self, plan: _Plan) -> DataFrame:
         """Adds FG (existing file group or null) and OP (U/D for existing keys, I for new)."""
+        assert plan.incoming is not None  # only the plans of delete_partition and of a small batch have none
         existing = self._located(plan.incoming)
         if existing is None and self._looks_up() and self._has_commits():
             existing = self.index.existing_keys(Lookup(self.spark, self.path, self.options, plan.incoming, plan.slices,
@@ -375,6 +378,7 @@ class Writer:
         return placement.assign_inserts(self.spark, tagged, small)
 
     def _base_size(self, s: FileSlice) -> int:
+        assert s.base is not None  # SmallFiles sizes only slices with a base file
         return self.storage.fs.get_file_info(posixpath.join(self.base, s.partition, s.base)).size or 0
 
     # ---- writing ------------------------------------------------------------------------------
@@ -387,11 +391,13 @@ class Writer:
             self._note_key_changes(None, replaced)
             return [], replaced
         if self._unshuffled_bulk_insert:
+            assert plan.incoming is not None  # its plan is the keyed batch alone
             stats = bulk_insert.write(plan.incoming, self._task(instant, writer_schema), cfg.bulk_insert_sort_mode,
                                       cfg.shuffle_parallelism, cfg.max_file_size, cfg.row_writer)
             self._indexed.note_written(self.props, stats)
             return stats, replaced
         if self.index.hashes_keys:
+            assert plan.incoming is not None  # an index hashing keys takes no small batch to the driver
             existing = {k: fid for k, fid in plan.buckets.items() if k[0] not in replaced}  # replaced: new buckets
             located = self.index.place(self.spark, plan.incoming, existing, instant,
                                        self._guard.fixed_bucket_ids(cfg.operation))
@@ -412,7 +418,7 @@ class Writer:
         return stats, replaced
 
     def _mdt_filters(self, plan: _Plan) -> dict[str, dict[str, dict]]:
-        return bloom.mdt_filters(self.spark, self.path, self.options, self.cfg, self.props, plan)
+        return bloom.mdt_filters(self.spark, self.path, self.options, self.cfg, self._table_props, plan)
 
     def _small_write(self, plan: _Plan, instant: str, writer_schema: str) -> list[WriteStat]:
         """The write of a small batch in the driver (its record-level index changes noted)."""
@@ -428,7 +434,7 @@ class Writer:
                           upserts_known: bool = True, in_driver: bool = False) -> None:
         """Keeps what this write changes in the record-level indexes, computed now while the tagged batch is
         cached (or held in the driver), for the metadata-table commit."""
-        event_time = self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING"
+        event_time = self._table_props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING"
         self._indexed.note(self.props, tagged, replaced, upserts_known,
                            self.cfg.ordering_field if event_time else None, in_driver)
 
@@ -444,6 +450,7 @@ class Writer:
     def _replaced(self, plan: _Plan) -> dict[str, list[str]]:
         """partition -> the file groups a replacecommit replaces."""
         if self.cfg.operation in ("delete_partition", "insert_overwrite"):
+            assert plan.partitions is not None  # the plans of both list the partitions they write
             return file_groups(plan.slices, set(plan.partitions))
         if self.cfg.operation == "insert_overwrite_table":
             return file_groups(plan.slices)
@@ -460,7 +467,7 @@ class Writer:
     def _task(self, instant: str, writer_schema: str) -> WriteTask:
         cfg = self.cfg
         return WriteTask(self.path, instant, writer_schema, cfg.table_type, cfg.ordering_field,
-                         self.props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING", cfg.log_block_format,
+                         self._table_props.get(properties.MERGE_MODE) == "EVENT_TIME_ORDERING", cfg.log_block_format,
                          cfg.compression, inserts_to_logs=self.index.inserts_to_logs, cdc_mode=cfg.cdc_mode,
                          merge_base_file=True, record_positions=self.index.writes_positions,
                          keep_duplicates=cfg.operation == "insert" and o.ALLOW_DUPLICATE_ON_INSERTS.get(self.options),
@@ -469,18 +476,3 @@ class Writer:
     def _tasks(self) -> int:
         """Tasks of the write's shuffles. Explicit: adaptive execution would put a small batch on one core."""
         return self.cfg.shuffle_parallelism or 2 * self.spark.sparkContext.defaultParallelism
-
-    def _write_partition_metadata(self, instant: str, partitions: set[str]) -> None:
-        for p in partitions:
-            path, depth = posixpath.join(self.base, p, filenames.PARTITION_METADATA), filenames.partition_depth(p)
-            if not self.storage.exists(path):  # p "": the base path
-                self.storage.write(path, filenames.partition_metadata_text(instant, depth).encode())
-
-    def _commit_metadata(self, stats: list[WriteStat], replaced: dict[str, list[str]], schema: str) -> dict:
-        per_partition, op = by_partition(stats), OPERATION_TYPES[self.cfg.operation]
-        prefix = o.COMMIT_METADATA_PREFIX.get(self.options)
-        extra = {k: v for k, v in self.options.items()
-                 if (prefix and k.startswith(prefix)) or k == im.SINK_CHECKPOINT_KEY}
-        if self.cfg.operation in REPLACE_OPS:
-            return im.replace_commit_metadata(per_partition, op, schema, replaced, extra)
-        return im.commit_metadata(per_partition, op, schema, extra)

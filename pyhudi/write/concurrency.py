@@ -25,7 +25,7 @@ import logging
 import posixpath
 import threading
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from pyhudi.config import OptionError
 from pyhudi.config import options as o
@@ -196,6 +196,7 @@ def conflicts(timeline: Timeline, start: Start, mine: Iterable[tuple[str, str]],
         if meta.get("operationType") in ("COMPACT", "LOG_COMPACT") and other.requested_time in start.known:
             continue  # planned before this write started: its log files went to the slice the plan opens
         created_only = non_blocking and other.action != "replacecommit"
+        theirs: set[tuple[str, Any]]  # (partition, the stat's fileId as decoded)
         theirs = {(p, s.get("fileId")) for p, s in im.write_stats(meta)
                   if not created_only or _creates(s)}
         theirs |= {(p, f) for p, ids in im.replaced_file_ids(meta).items() for f in ids}
@@ -275,6 +276,7 @@ class Guard:
         non_blocking = self.cc.non_blocking and inflight.action != "replacecommit"
         mine = {(s.partition, s.file_id) for s in stats if not non_blocking or _creates(s.to_commit_stat())}
         mine |= {(p, f) for p, ids in replaced.items() for f in ids}
+        assert self._start is not None  # begin() ran before the write was committed
         with self._lock_if_shared(timeline, inflight):
             other = conflicts(timeline, self._start, mine, inflight.requested_time, bucketed=self.bucketed,
                               non_blocking=non_blocking)

@@ -213,7 +213,7 @@ def _timestamp_options(merged, types: list[str]) -> dict[str, str]:
     if o.TS_TYPE.get(merged) is None:
         raise OptionError(f"{o.TS_TYPE.key} is required for timestamp partitions; valid values: "
                           + ", ".join(values.TIMESTAMP_TYPES.values()))
-    return {opt.key: opt.given(merged)[1] for opt in o.TIMESTAMP_OPTIONS if opt.given(merged)}
+    return {opt.key: given[1] for opt in o.TIMESTAMP_OPTIONS if (given := opt.given(merged))}
 
 
 # ---- metadata table --------------------------------------------------------------------------

@@ -237,6 +237,7 @@ def _write_base(table: pa.Table, task: WriteTask) -> pa.Table:
 def _write_cdc(storage: Storage, base: str, task: WriteTask, partition: str, fg: str, token: str,
                old: pa.Table, new: pa.Table, changes: cdc.Changes) -> tuple[str, int]:
     """A rewritten file group's changes, in its CDC log file (pyhudi.write.cdc); (path, size)."""
+    assert task.cdc_mode is not None  # called only for a task with CDC logging
     name = str(LogFileName(fg, task.instant, 1, token, cdc.SUFFIX))
     data = cdc.log_file_bytes(task.cdc_mode, task.instant, task.writer_schema, old, new, changes)
     rel = posixpath.join(partition, name) if partition else name
@@ -311,7 +312,8 @@ def _write_log(table: pa.Table, task: WriteTask) -> pa.Table:
     compacted = table.column(COMPACTED)[0].as_py() if COMPACTED in table.column_names else None
     header = {lf.HeaderKey.COMPACTED_BLOCK_TIMES: compacted} if compacted else {}
     # BLOCK_IDENTIFIER "<task attempt>,<block sequence>": readers drop blocks a retried task repeated
-    blocks, log_rows = [], None
+    blocks: list[lf.LogBlock] = []
+    log_rows = None
     if upserts.num_rows:
         upserts, extra = _in_position_order(upserts, positions, pc.invert(is_delete), header)
         log_rows = _log_rows(upserts, task, partition, fg, preserve=compacted is not None)

@@ -29,7 +29,7 @@ class IndexChanges:
         self.storage, self.base = storage, base
         self.cached = cached
         self.keys: DataFrame | None = None  # the record index's (KEY, PART, LOC, DELETED)
-        self.entries: dict[str, DataFrame] = {}  # secondary index partition -> its (KEY, PART, LOC, DELETED)
+        self.entries: dict[str, DataFrame | None] = {}  # secondary index partition -> its (KEY, PART, LOC, DELETED)
         self._indexes: list[secondary_index.Index] | None = None
         self._entries_of: Callable[[secondary_index.Index], DataFrame | None] | None = None  # this write's
         self.in_driver = False  # a small batch's changes: few, written from the driver
@@ -41,9 +41,9 @@ class IndexChanges:
     def secondary_indexes(self, props: dict[str, str] | None) -> list[secondary_index.Index]:
         """The secondary indexes this write keeps (once the table has them, with the record index)."""
         if self._indexes is None:
-            keeps = props is not None and self.maintains_record_index and self.cfg.secondary_indexes
+            keeps = self.maintains_record_index and self.cfg.secondary_indexes
             self._indexes = secondary_index.maintained(self.spark, self.path, self.storage, self.base, props) \
-                if keeps else []
+                if props is not None and keeps else []
         return self._indexes
 
     def metadata_partitions(self, props: dict[str, str] | None) -> list[str]:

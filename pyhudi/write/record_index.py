@@ -31,7 +31,7 @@ STAT_DDL = "stat string"
 
 def group_column(spark: SparkSession, key: Column, count: int) -> Column:
     """The record_index file group of each key (Java's String.hashCode, computed in the JVM)."""
-    return java_function(spark, FUNCTION, "io.hudimeta.spark.KeyGroupFunction", "int")(key, F.lit(count))
+    return java_function(spark, FUNCTION, "io.hudimeta.spark.bridge.KeyGroupFunction", "int")(key, F.lit(count))
 
 
 def changes(tagged: DataFrame, upserts_known: bool = True) -> DataFrame:

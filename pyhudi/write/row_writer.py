@@ -54,6 +54,7 @@ def write(df: DataFrame, task: WriteTask, max_file_size: int) -> list[WriteStat]
     if spark_schema is None or data is None:
         return None
     jvm = df.sparkSession._jvm
+    assert jvm is not None  # a live session has its JVM (SparkSession.__init__ asserts it)
     out = jvm.io.hudimeta.write.BulkInsertRowWriter.write(
         df.select(F.col(KEY).cast("string"), F.col(PARTITION).cast("string"), *data)._jdf, task.base_uri,
         task.instant, spark_schema.json(), CODECS[task.compression], max_file_size, ROW_GROUP_BYTES,

@@ -2,8 +2,6 @@
 of the input's columns a write accepts."""
 from __future__ import annotations
 
-from typing import Mapping
-
 from pyhudi.avro import schema as avro_schema
 from pyhudi.errors import HudiError
 from pyhudi.storage import Storage
@@ -20,7 +18,7 @@ class IncompatibleSchemaError(HudiError, ValueError):
     pass
 
 
-def current_schema(storage: Storage, base: str, props: Mapping[str, str]) -> dict:
+def current_schema(storage: Storage, base: str, props: dict[str, str]) -> dict:
     """The table's Avro create schema: the latest completed write's, else the one it was created with."""
     timeline = Timeline.for_table(storage, base, props)
     for inst in reversed(timeline.completed(("commit", "deltacommit", "replacecommit"))):

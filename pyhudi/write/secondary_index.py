@@ -11,6 +11,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from pyhudi.config import read_keys
 from pyhudi.errors import HudiError
 from pyhudi.metadata import secondary_index as si
 from pyhudi.metadata.keys import is_secondary_index
@@ -29,7 +30,7 @@ _OLD, _NEW, _HAD, _ORD, _OORD = "_si_old", "_si_new", "_si_had", "_si_ord", "_si
 # file groups (the connector's record-index pruning, data skipping on); more read the touched partitions
 POINT_READ_MAX_KEYS = 1000
 POINT_READ_OPTIONS = {**READ_OPTIONS, "hoodie.enable.data.skipping": "true",
-                      "hudi-meta.record.index.max.lookup.keys": str(POINT_READ_MAX_KEYS)}
+                      read_keys.RECORD_INDEX_MAX_KEYS: str(POINT_READ_MAX_KEYS)}
 
 
 class SecondaryIndexError(HudiError, ValueError):
@@ -129,6 +130,7 @@ def _record_changes(spark: SparkSession, table_uri: str, index: Index, tagged: D
                              F.col(OP), soft.alias("_si_soft"), index.entry_key(value, rk).alias(_NEW),
                              (F.col(ordering) if ordering in given else F.lit(None)).alias(_ORD))
     matched = incoming.filter(F.col(OP).isin(UPDATE, DELETE)) if upserts_known else incoming
+    keys: list[str] | None  # None: too many for point reads
     keys = [r[0] for r in matched.select("_hoodie_record_key").limit(POINT_READ_MAX_KEYS + 1).collect()]
     if len(keys) > POINT_READ_MAX_KEYS:
         keys = None

@@ -28,6 +28,7 @@ def latest_file_slices(spark, path: str, partitions: Iterable[str] | None, optio
     partitions = None if partitions is None else sorted(set(partitions))
     server = _server(spark, options) if partitions is not None else None
     if server is not None:
+        assert partitions is not None  # a server is looked for only when partitions are given
         host, port = server
         crash_point("before_view")  # the server known, not yet asked: where tests stop it
         try:
@@ -43,8 +44,8 @@ def latest_file_slices(spark, path: str, partitions: Iterable[str] | None, optio
 
 def in_driver(spark, path: str, partitions: list[str] | None, options: Mapping[str, str],
               state: tuple[str | None, str | None] = (None, None)) -> list[FileSlice]:
-    """The same answer from the driver's JVM through py4j (io.hudimeta.spark.WriterView)."""
-    answer = spark._jvm.io.hudimeta.spark.WriterView.latestFileSlices(
+    """The same answer from the driver's JVM through py4j (io.hudimeta.spark.bridge.WriterView)."""
+    answer = spark._jvm.io.hudimeta.spark.bridge.WriterView.latestFileSlices(
         spark._jsc.hadoopConfiguration(), path, None if partitions is None else _java_strings(spark, partitions),
         view_options(options), *state)
     return [_slice(s) for s in json.loads(answer)["slices"]]

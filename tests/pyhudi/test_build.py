@@ -11,8 +11,8 @@ def test_jar_holds_the_service_entry_and_classes():
     with zipfile.ZipFile(jar) as z:
         names = set(z.namelist())
         service = z.read("META-INF/services/org.apache.spark.sql.sources.DataSourceRegister").decode()
-    assert "io.hudimeta.spark.HudiMetaSource" in service
-    assert "io/hudimeta/spark/HudiMetaSource.class" in names
+    assert "io.hudimeta.spark.source.HudiMetaSource" in service
+    assert "io/hudimeta/spark/source/HudiMetaSource.class" in names
     assert not build.is_stale(build.source_root())
 
 

@@ -175,6 +175,13 @@ def test_delete_on_a_new_table_deletes_nothing(spark, tmp_path):
     assert _ids(t.read()) == ["k0", "k1", "k2"]
 
 
+def test_delete_partition_on_a_path_with_no_table_is_refused_and_creates_none(spark, tmp_path):
+    path = tmp_path / "none"
+    with pytest.raises(ValueError, match="holds no Hudi table: delete_partition drops partitions of an existing"):
+        HudiTable(spark, str(path), OPTS).delete_partition(["region=eu"])
+    assert not path.exists()
+
+
 def test_each_commit_logs_one_line_of_what_it_did(spark, tmp_path, caplog):
     import logging
     import re

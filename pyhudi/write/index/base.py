@@ -25,7 +25,7 @@ class Lookup:
     options: dict[str, str]
     incoming: DataFrame
     slices: list[FileSlice]
-    partitions: list[str]
+    partitions: list[str] | None
     records: int
     mdt_filters: Callable[[], dict[str, dict[str, dict]]] = field(default=dict)
 
@@ -85,17 +85,18 @@ class Index:
         """The keyed batch with what this index adds to each row before the write reads it."""
         return keyed
 
-    def located(self, spark: SparkSession, path: str, options: dict[str, str], incoming: DataFrame,
-                finds: bool) -> DataFrame | None:
+    def located(self, spark: SparkSession, path: str, options: dict[str, str], props: dict[str, str],
+                incoming: DataFrame) -> DataFrame | None:
         """(_hudi_k, _hudi_p, FG) of the batch's keys the index holds, looked up before the write knows which
-        partitions it touches (None: this index learns that while tagging). `finds`: the write looks for
-        existing keys and the table has commits."""
+        partitions it touches (None: this index learns that while tagging). Asked when the write looks for
+        existing keys and the table has commits; `props`: its hoodie.properties."""
         return None
 
-    def driver_hits(self, spark: SparkSession, path: str, options: dict[str, str], batch: pa.Table, finds: bool,
-                    built: bool) -> tuple[bool, Hits | None]:
+    def driver_hits(self, spark: SparkSession, path: str, options: dict[str, str], props: dict[str, str],
+                    batch: pa.Table, finds: bool) -> tuple[bool, Hits | None]:
         """Whether a small batch may be tagged in the driver, and where the index holds its keys (None: the
-        touched slices' keys are read there instead). `built`: the record index is complete."""
+        touched slices' keys are read there instead). `props`: the table's hoodie.properties; `finds`: the
+        write looks for existing keys and the table has commits."""
         return True, None
 
     # ---- tagging (Hudi's tagLocation) ----------------------------------------------------------------

@@ -14,6 +14,7 @@ import io
 import json
 import posixpath
 from dataclasses import dataclass
+from typing import Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -63,6 +64,12 @@ class Counters:
         return {name: acc.value for name, acc in self._acc.items()}
 
 
+class Counting(Protocol):
+    """What the lookups count into: Counters on executors, plain counts in the driver (small_batch)."""
+
+    def add(self, name: str, n: int = 1) -> None: ...
+
+
 def mdt_filters(spark: SparkSession, path: str, options: dict[str, str], cfg: WriteConfig, props: dict[str, str],
                 plan) -> dict[str, dict[str, dict]]:
     """partition -> {file name: {"type", "filter"}}: the bloom filters the metadata table's bloom_filters
@@ -84,6 +91,7 @@ def mdt_filters(spark: SparkSession, path: str, options: dict[str, str], cfg: Wr
                 files.setdefault(s.partition, []).extend(names)
     if not files:
         return {}
+    assert spark._jvm is not None  # a live session has its JVM (SparkSession.__init__ asserts it)
     return json.loads(spark._jvm.io.hudimeta.index.BloomFilters.filtersJson(
         path, {k: str(v) for k, v in options.items()}, json.dumps(files)))
 
@@ -126,7 +134,7 @@ def slice_row(s: FileSlice, filters: dict[str, dict[str, dict]]) -> dict:
             "log_filters": {name: held[name] for name in s.logs if name in held}}
 
 
-def slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: Counters) -> list[dict]:
+def slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: Counting) -> list[dict]:
     partition, candidates = s["partition"], lookup.keys[s["partition"]]
     folder = posixpath.join(base, partition) if partition else base
     held: set[str] = set()
@@ -142,7 +150,7 @@ def slice_hits(s: dict, lookup: Lookup, storage: Storage, base: str, counters: C
 
 
 def _base_file_keys(path: str, summary: dict | None, candidates: list[str], lookup: Lookup, storage: Storage,
-                    counters: Counters) -> set[str]:
+                    counters: Counting) -> set[str]:
     """Candidates the base file holds; tested first against its bloom filter in the metadata table (`summary`,
     the file not opened when it excludes them all), else against its footer's key range and bloom filter."""
     counters.add("files_checked")
@@ -159,7 +167,7 @@ def _base_file_keys(path: str, summary: dict | None, candidates: list[str], look
 
 
 def _log_file_keys(path: str, summary: dict | None, candidates: list[str], lookup: Lookup, storage: Storage,
-                   counters: Counters) -> set[str]:
+                   counters: Counting) -> set[str]:
     """Candidates some data block of the log file holds (a key only deleted there is not held); only those its
     bloom filter in the metadata table (`summary`) does not exclude, and the file is not opened when it excludes
     them all."""
@@ -189,7 +197,7 @@ def _not_excluded(summary: dict, candidates: list[str]) -> list[str]:
     return [k for k, hit in zip(candidates, hits) if hit]
 
 
-def _block_keys(block: lf.LogBlock, candidates: list[str], lookup: Lookup, counters: Counters) -> list[str] | None:
+def _block_keys(block: lf.LogBlock, candidates: list[str], lookup: Lookup, counters: Counting) -> list[str] | None:
     """The block's record keys, or None when its key summary shows it holds no candidate."""
     if block.block_type == lf.BlockType.AVRO_DATA:
         return [r["_hoodie_record_key"] for r in block.records()]

@@ -36,7 +36,7 @@ def table_properties(cfg: WriteConfig) -> dict[str, str]:
 
 def bucket_column(spark: SparkSession, cfg: WriteConfig) -> Column:
     """The bucket of each row's _hoodie_record_key."""
-    bucket_id = java_function(spark, FUNCTION, "io.hudimeta.spark.BucketIdFunction", "int")
+    bucket_id = java_function(spark, FUNCTION, "io.hudimeta.spark.bridge.BucketIdFunction", "int")
     return bucket_id(F.col("_hoodie_record_key"), F.lit(",".join(cfg.bucket_hash_fields)), F.lit(cfg.bucket_count))
 
 

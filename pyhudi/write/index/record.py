@@ -24,6 +24,7 @@ def locate(spark: SparkSession, table_uri: str, options: dict[str, str], keys: D
     """(_hudi_k, _hudi_p, FG) of the keys of `keys` (column _hudi_bk) the record index holds, looked up on
     executors by the connector (each task seeks its file group's HFiles for its sorted keys)."""
     jvm = spark._jvm
+    assert jvm is not None  # a live session has its JVM (SparkSession.__init__ asserts it)
     jopts = jvm.java.util.HashMap()
     for k, v in options.items():
         jopts.put(k, str(v))
@@ -35,6 +36,7 @@ def record_index_hits(spark: SparkSession, path: str, options: dict[str, str], b
     """Where the record index holds the batch's keys, looked up from the driver; None when a key lives in
     another partition than the batch gives it."""
     keys = batch.column("_hoodie_record_key").to_pylist()
+    assert spark._jvm is not None  # a live session has its JVM (SparkSession.__init__ asserts it)
     found = json.loads(spark._jvm.io.hudimeta.index.RecordIndex.lookupJson(
         path, {k: str(v) for k, v in options.items()}, json.dumps(sorted(set(keys)))))
     hits = {}

@@ -254,7 +254,7 @@ def read(spark, path, **options):
 def plan_json(spark, path, **options):
     jvm = spark._jvm
     fs = jvm.org.apache.hadoop.fs.Path(path).getFileSystem(spark._jsc.hadoopConfiguration())
-    return json.loads(jvm.io.hudimeta.spark.SkippingInspect.slicesJson(fs, {"path": path, **options}))
+    return json.loads(jvm.io.hudimeta.spark.pruning.SkippingInspect.slicesJson(fs, {"path": path, **options}))
 
 
 def scan_node(df):
@@ -514,7 +514,7 @@ def judge(spark):
         stats = jvm.java.util.HashMap()
         stats.put("x", jvm.io.hudimeta.metadata.ColumnStat("f", "x", lo, hi, nulls, count, None, None, False,
                                                            None, None))
-        return lambda f: jvm.io.hudimeta.spark.SkippingInspect.eval(f, schema, stats)
+        return lambda f: jvm.io.hudimeta.spark.pruning.SkippingInspect.eval(f, schema, stats)
 
     def values(*vs):
         arr = spark.sparkContext._gateway.new_array(jvm.java.lang.Object, len(vs))

@@ -1,4 +1,4 @@
-"""Merge-on-read snapshots read in columnar batches (io.hudimeta.spark.MergedBatches): when every requested column
+"""Merge-on-read snapshots read in columnar batches (io.hudimeta.spark.merge.MergedBatches): when every requested column
 is atomic, a scan with log files hands Spark batches, base rows no log record touches read from the base file's
 vectors and merged rows patched in. The rows equal the row-by-row merge's and hudi-rs's, across batch bounds
 (base files of more than one 4,096-row batch), with updates that lose on ordering, deletes, soft deletes and

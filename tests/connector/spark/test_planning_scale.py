@@ -58,7 +58,7 @@ def _plan(spark, path, **options):
     jvm = spark._jvm
     local = jvm.org.apache.hadoop.fs.Path(path).getFileSystem(spark._jsc.hadoopConfiguration())
     counting = jvm.io.hudimeta.metadata.CountingFileSystem(local)
-    stats = jvm.io.hudimeta.spark.PlanInspect.plan(counting, {"path": path, **options})
+    stats = jvm.io.hudimeta.spark.plan.PlanInspect.plan(counting, {"path": path, **options})
     return stats, [str(x) for x in counting.listings()]
 
 

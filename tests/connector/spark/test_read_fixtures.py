@@ -164,7 +164,7 @@ def test_metadata_listing_lists_no_data_partition(spark, fixture_tables, name):
     path = fixture_tables[name]
     local = jvm.org.apache.hadoop.fs.Path(path).getFileSystem(spark._jsc.hadoopConfiguration())
     counting = jvm.io.hudimeta.metadata.CountingFileSystem(local)
-    stats = jvm.io.hudimeta.spark.PlanInspect.plan(counting, {"path": path})
+    stats = jvm.io.hudimeta.spark.plan.PlanInspect.plan(counting, {"path": path})
     assert stats.startswith("listing=metadata"), stats
     listed = [str(x).split(" ", 1)[1] for x in counting.listings()]
     partitions = {p for p in _read(spark, path).toArrow().column("_hoodie_partition_path").to_pylist()}
@@ -173,7 +173,7 @@ def test_metadata_listing_lists_no_data_partition(spark, fixture_tables, name):
     assert all("/.hoodie" in x for x in listed), listed
     # the same plan by listing storage does list the data partitions: the count is meaningful
     counting.reset()
-    off = jvm.io.hudimeta.spark.PlanInspect.plan(counting, {"path": path, "hoodie.metadata.enable": "false"})
+    off = jvm.io.hudimeta.spark.plan.PlanInspect.plan(counting, {"path": path, "hoodie.metadata.enable": "false"})
     assert off.startswith("listing=storage")
     assert data_dirs & {str(x).split(" ", 1)[1] for x in counting.listings()}
     assert off.split(" ", 1)[1] == stats.split(" ", 1)[1]

@@ -1,11 +1,11 @@
-"""Hadoop configurations broadcast once per content (io.hudimeta.spark.SharedConf): scans and record-index
+"""Hadoop configurations broadcast once per content (io.hudimeta.conf.SharedConf): scans and record-index
 lookups whose configuration holds the same properties share one broadcast; any changed property, and a
 setting changed in the session between two reads, is broadcast afresh and reaches the executors."""
 from __future__ import annotations
 
 
 def shared(spark, conf):
-    return spark._jvm.io.hudimeta.spark.SharedConf.of(spark._jsc.sc(), conf)
+    return spark._jvm.io.hudimeta.conf.SharedConf.of(spark._jsc.sc(), conf)
 
 
 def test_equal_configurations_share_one_broadcast_and_a_change_makes_another(spark):

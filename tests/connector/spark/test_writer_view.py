@@ -23,7 +23,7 @@ def writer_view(spark, path, partitions=None) -> dict:
         for i, p in enumerate(partitions):
             jpartitions[i] = p
     conf = spark._jsc.hadoopConfiguration()
-    return json.loads(spark._jvm.io.hudimeta.spark.WriterView.latestFileSlices(conf, path, jpartitions))
+    return json.loads(spark._jvm.io.hudimeta.spark.bridge.WriterView.latestFileSlices(conf, path, jpartitions))
 
 
 def summary_latest(spark, path) -> list[dict]:

@@ -62,14 +62,14 @@ def test_snapshot_never_opens_the_history_time_travel_does(spark, table):
     jvm = spark._jvm
     counting = jvm.io.hudimeta.metadata.CountingFileSystem(
         jvm.org.apache.hadoop.fs.Path(path).getFileSystem(spark._jsc.hadoopConfiguration()))
-    stats = jvm.io.hudimeta.spark.PlanInspect.plan(counting, {"path": path})
+    stats = jvm.io.hudimeta.spark.plan.PlanInspect.plan(counting, {"path": path})
     assert stats.startswith("listing=metadata"), stats  # the metadata table is in sync after archival
     touched = [str(x) for x in (*counting.listings(), *counting.opens())]
     assert touched and not [x for x in touched if "/history" in x]
     counting.reset()
     archived = ServiceTable.open(path).timeline.completed()[0].requested_time > instants[1]
     assert archived
-    jvm.io.hudimeta.spark.PlanInspect.plan(counting, {"path": path, "as.of.instant": instants[1]})
+    jvm.io.hudimeta.spark.plan.PlanInspect.plan(counting, {"path": path, "as.of.instant": instants[1]})
     assert [str(x) for x in counting.opens() if "/timeline/history/" in str(x)]
 
 

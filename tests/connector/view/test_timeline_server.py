@@ -104,7 +104,7 @@ def writer_view(spark, jvm, path, partitions):
     arr = gateway.new_array(gateway.jvm.java.lang.String, len(partitions))
     for i, p in enumerate(partitions):
         arr[i] = p
-    return json.loads(jvm.io.hudimeta.spark.WriterView.latestFileSlices(spark._jsc.hadoopConfiguration(), path, arr))
+    return json.loads(jvm.io.hudimeta.spark.bridge.WriterView.latestFileSlices(spark._jsc.hadoopConfiguration(), path, arr))
 
 
 def dto_key(d):

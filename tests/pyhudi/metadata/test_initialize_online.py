@@ -50,7 +50,7 @@ def _state(path):
 def _listing_source(spark, path):
     jvm = spark._jvm
     fs = jvm.org.apache.hadoop.fs.Path(path).getFileSystem(spark._jsc.hadoopConfiguration())
-    stats = jvm.io.hudimeta.spark.PlanInspect.plan(fs, {"path": path})
+    stats = jvm.io.hudimeta.spark.plan.PlanInspect.plan(fs, {"path": path})
     return stats.split()[0]
 
 

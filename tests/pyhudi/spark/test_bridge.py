@@ -48,7 +48,7 @@ def existing_table(fixture_tables, tmp_path):
 
 
 def _is_registered(spark):
-    return spark._jvm.io.hudimeta.spark.WriteClients.isRegistered()
+    return spark._jvm.io.hudimeta.spark.bridge.WriteClients.isRegistered()
 
 
 @pytest.mark.parametrize("mode", ["append", "overwrite", "errorifexists", "ignore"])

@@ -2,11 +2,11 @@ package io.hudimeta.index;
 
 import static org.apache.spark.sql.functions.col;
 
+import io.hudimeta.conf.SharedConf;
 import io.hudimeta.hfile.BlockCache;
 import io.hudimeta.hfile.HFileReader;
 import io.hudimeta.metadata.KeyVisitor;
 import io.hudimeta.metadata.PartitionSlices;
-import io.hudimeta.spark.SharedConf;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

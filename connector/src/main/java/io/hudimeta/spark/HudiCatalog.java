@@ -1,5 +1,11 @@
 package io.hudimeta.spark;
 
+import io.hudimeta.spark.options.OptionKeys;
+import io.hudimeta.spark.options.ReadOptions;
+import io.hudimeta.spark.plan.TableSnapshot;
+import io.hudimeta.spark.procedures.HudiProcedures;
+import io.hudimeta.spark.source.HudiMetaSource;
+import io.hudimeta.spark.source.HudiMetaTable;
 import io.hudimeta.spark.sql.SqlTables;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -126,7 +132,7 @@ public final class HudiCatalog
     options.put("path", table.location().toString());
     // SET hoodie.* in the session reaches SQL writes, as in Apache Hudi's Spark SQL
     CollectionConverters.asJava(SQLConf.get().getAllConfs()).forEach((k, v) -> {
-      if (k.startsWith("hoodie.")) {
+      if (k.startsWith(OptionKeys.PREFIX)) {
         options.put(k, v);
       }
     });
@@ -143,14 +149,14 @@ public final class HudiCatalog
     );
   }
 
-  /** SQL {@code CALL}: Apache Hudi's table procedures ({@link io.hudimeta.spark.procedures.HudiProcedures}). */
+  /** SQL {@code CALL}: Apache Hudi's table procedures ({@link HudiProcedures}). */
   @Override
   public org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure loadProcedure(Identifier ident) {
-    return io.hudimeta.spark.procedures.HudiProcedures.load(ident);
+    return HudiProcedures.load(ident);
   }
 
   @Override
   public Identifier[] listProcedures(String[] namespace) {
-    return io.hudimeta.spark.procedures.HudiProcedures.list(namespace);
+    return HudiProcedures.list(namespace);
   }
 }

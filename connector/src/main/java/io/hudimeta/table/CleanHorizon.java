@@ -10,9 +10,6 @@ package io.hudimeta.table;
  */
 public final class CleanHorizon {
 
-  static final String AS_OF = "as.of.instant";
-  static final String BEGIN = "hoodie.datasource.read.begin.instanttime";
-
   private final String clean;
   private final String earliestReadable;
 
@@ -52,10 +49,19 @@ public final class CleanHorizon {
    * commits older than the horizon. Reads only the latest clean's metadata, and only when the query
    * asks for a past instant.
    *
+   * @param asOfOption  the read option {@code asOf} came from, named in the message
+   * @param beginOption the read option {@code incrementalBegin} came from
    * @throws IllegalArgumentException naming the instant asked for, the earliest one still readable
    *     and the fix
    */
-  public static void check(Timeline timeline, String asOf, String incrementalBegin, String path) {
+  public static void check(
+    Timeline timeline,
+    String asOf,
+    String incrementalBegin,
+    String path,
+    String asOfOption,
+    String beginOption
+  ) {
     if (asOf == null && incrementalBegin == null) {
       return;
     }
@@ -70,10 +76,15 @@ public final class CleanHorizon {
         cleaned |= commit.requestedTime().compareTo(earliest) < 0;
       }
       if (cleaned) {
-        throw horizon.error(BEGIN, incrementalBegin, path, "start the incremental query at " + earliest + " or later");
+        throw horizon.error(
+          beginOption,
+          incrementalBegin,
+          path,
+          "start the incremental query at " + earliest + " or later"
+        );
       }
     } else if (asOf.compareTo(earliest) < 0) {
-      throw horizon.error(AS_OF, asOf, path, "read as of " + earliest + " or later");
+      throw horizon.error(asOfOption, asOf, path, "read as of " + earliest + " or later");
     }
   }
 

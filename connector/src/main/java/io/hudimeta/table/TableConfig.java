@@ -49,6 +49,9 @@ public final class TableConfig {
   public static final String CHECKSUM = "hoodie.table.checksum";
   public static final String TIMELINE_LAYOUT = "hoodie.timeline.layout.version";
   public static final String TIMELINE_PATH = "hoodie.timeline.path";
+  /** A table property and, under the same key, the write option that sets it. */
+  public static final String HIVE_STYLE_PARTITIONING = "hoodie.datasource.write.hive_style_partitioning";
+  private static final String RECORD_MERGE_MODE = "hoodie.record.merge.mode";
   static final List<String> REQUIRED = List.of(NAME, TYPE, VERSION);
 
   /** Merge strategy ids from Hudi's HoodieRecordMerger. */
@@ -311,13 +314,13 @@ public final class TableConfig {
    * without a payload class get Hudi's default payload (DefaultHoodieRecordPayload).
    */
   public MergeMode recordMergeMode() {
-    String stored = trimOrNull(props.get("hoodie.record.merge.mode"));
+    String stored = trimOrNull(props.get(RECORD_MERGE_MODE));
     if (stored != null) {
       try {
         return MergeMode.valueOf(stored);
       } catch (IllegalArgumentException e) {
         throw corrupt(
-          "hoodie.record.merge.mode",
+          RECORD_MERGE_MODE,
           "has value '" + stored + "'; expected EVENT_TIME_ORDERING, COMMIT_TIME_ORDERING or CUSTOM"
         );
       }
@@ -359,7 +362,7 @@ public final class TableConfig {
   }
 
   public boolean hiveStylePartitioning() {
-    return bool("hoodie.datasource.write.hive_style_partitioning", false);
+    return bool(HIVE_STYLE_PARTITIONING, false);
   }
 
   public boolean urlEncodePartitioning() {

@@ -40,8 +40,8 @@ import org.rocksdb.WriteOptions;
  */
 public final class SpillableFileStore implements PartitionFileStore {
 
-  static final String DIR_OPTION = "hoodie.filesystem.view.spillable.dir";
-  static final String MEM_OPTION = "hoodie.filesystem.view.spillable.mem";
+  private static final String DIR_OPTION = ViewStorageConfig.SPILLABLE_DIR;
+  private static final String MEM_OPTION = ViewStorageConfig.SPILLABLE_MEM;
 
   // rough heap costs: a FileEntry with its String and list slot; a map entry with its key and list
   private static final long ENTRY_OVERHEAD = 64;

@@ -1,6 +1,6 @@
 package io.hudimeta.write;
 
-import io.hudimeta.spark.JavaBroadcast;
+import io.hudimeta.conf.JavaBroadcast;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;

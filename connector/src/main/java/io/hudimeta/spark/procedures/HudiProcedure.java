@@ -1,6 +1,6 @@
 package io.hudimeta.spark.procedures;
 
-import io.hudimeta.spark.WriteClients;
+import io.hudimeta.spark.bridge.WriteClients;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;

@@ -1,6 +1,6 @@
 package io.hudimeta.spark.sql;
 
-import io.hudimeta.spark.HudiMetaTable;
+import io.hudimeta.spark.source.HudiMetaTable;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.catalyst.analysis.EliminateSubqueryAliases;

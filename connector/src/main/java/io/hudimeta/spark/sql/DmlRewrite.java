@@ -1,6 +1,7 @@
 package io.hudimeta.spark.sql;
 
-import io.hudimeta.spark.HudiMetaTable;
+import io.hudimeta.spark.options.WriteOptions;
+import io.hudimeta.spark.source.HudiMetaTable;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,8 +32,6 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
  * a dynamic partition overwrite is an insert_overwrite.
  */
 public final class DmlRewrite extends Rule<LogicalPlan> {
-
-  static final String OPERATION = "hoodie.datasource.write.operation";
 
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
@@ -91,7 +90,7 @@ public final class DmlRewrite extends Rule<LogicalPlan> {
     scala.collection.immutable.Map<String, String> options = scala.collection.immutable.Map$.MODULE$.<
       String,
       String
-    >empty().updated(OPERATION, operation);
+    >empty().updated(WriteOptions.OPERATION, operation);
     return AppendData.byName(relation, rows, options, false);
   }
 

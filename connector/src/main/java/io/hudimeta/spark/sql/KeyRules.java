@@ -1,6 +1,7 @@
 package io.hudimeta.spark.sql;
 
-import io.hudimeta.spark.HudiMetaTable;
+import io.hudimeta.spark.options.WriteOptions;
+import io.hudimeta.spark.source.HudiMetaTable;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,9 +19,6 @@ import org.apache.spark.sql.catalyst.plans.logical.Assignment;
  * keyed by its record key and placed by its partition path.
  */
 final class KeyRules {
-
-  /** Apache Hudi's switch: an update may move a record to another partition (global record index). */
-  static final String UPDATE_PARTITION_PATH = "hoodie.record.index.update.partition.path";
 
   private KeyRules() {}
 
@@ -43,8 +41,10 @@ final class KeyRules {
   /** May updates of this table change a record's partition? */
   static boolean partitionMayChange(HudiMetaTable table) {
     Map<String, String> options = table.writeOptions();
-    String index = options.getOrDefault("hoodie.index.type", "");
-    return "RECORD_INDEX".equalsIgnoreCase(index) && "true".equalsIgnoreCase(options.get(UPDATE_PARTITION_PATH));
+    String index = options.getOrDefault(WriteOptions.INDEX_TYPE, "");
+    return (
+      "RECORD_INDEX".equalsIgnoreCase(index) && "true".equalsIgnoreCase(options.get(WriteOptions.UPDATE_PARTITION_PATH))
+    );
   }
 
   /** Assignments by target column name; an error for a nested field or an unknown target. */
@@ -93,7 +93,7 @@ final class KeyRules {
       " to another partition (it sets partition column " +
       column +
       "); allow it with hoodie.index.type=RECORD_INDEX and " +
-      UPDATE_PARTITION_PATH +
+      WriteOptions.UPDATE_PARTITION_PATH +
       "=true (a global index finds the row's old partition), or leave the column unchanged"
     );
   }

@@ -1,6 +1,6 @@
 package io.hudimeta.spark.sql;
 
-import io.hudimeta.spark.HudiMetaSource;
+import io.hudimeta.spark.source.HudiMetaSource;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;

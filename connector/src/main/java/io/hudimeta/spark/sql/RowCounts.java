@@ -2,7 +2,7 @@ package io.hudimeta.spark.sql;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.hudimeta.spark.WriteClients;
+import io.hudimeta.spark.bridge.WriteClients;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;

@@ -1,8 +1,10 @@
 package io.hudimeta.spark.sql;
 
-import io.hudimeta.spark.HudiMetaSource;
-import io.hudimeta.spark.HudiMetaTable;
-import io.hudimeta.spark.WriteClients;
+import io.hudimeta.spark.bridge.WriteClients;
+import io.hudimeta.spark.options.SqlTableProperties;
+import io.hudimeta.spark.options.WriteOptions;
+import io.hudimeta.spark.source.HudiMetaSource;
+import io.hudimeta.spark.source.HudiMetaTable;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -112,7 +114,7 @@ public final class SqlTables {
       data = data.add(f);
     }
     Map<String, String> options = new LinkedHashMap<>(table.writeOptions());
-    options.put(DmlRewrite.OPERATION, "upsert");
+    options.put(WriteOptions.OPERATION, "upsert");
     SparkSession spark = SparkSession.active();
     WriteClients.write(spark.createDataFrame(List.<Row>of(), data), options, "append");
   }
