@@ -27,7 +27,7 @@ def hudi_rs(path):
 
 def record_index_lookups(spark, p) -> dict:
     """Keys located by the executors (their packs shuffled to their file group's task) against the driver's lookup."""
-    from pyhudi.write import record_index
+    from pyhudi.write.index import record as record_index
 
     t = HudiTable(spark, p, {"hoodie.table.name": "ri", "hoodie.datasource.write.recordkey.field": "id",
                              "hoodie.datasource.write.precombine.field": "ts",
