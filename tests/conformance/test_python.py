@@ -83,10 +83,16 @@ def timeline_state(given):
     return {"lastInstant": last_write(instants), "timelineHash": timeline_hash(instants)}
 
 
+def read_option_keys(given):
+    from pyhudi.config import read_keys
+
+    return getattr(read_keys, given["name"])
+
+
 RUNNERS = {"instant_file_names": instant_file_names, "base_file_names": base_file_names,
            "log_file_names": log_file_names, "metadata_keys": metadata_keys,
            "metadata_block_validity": metadata_block_validity, "file_slices": file_slices,
-           "timeline_state": timeline_state}
+           "timeline_state": timeline_state, "read_option_keys": read_option_keys}
 
 
 def _cases():

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hudimeta.metadata.BlockValidity;
 import io.hudimeta.metadata.MetadataKeys;
+import io.hudimeta.spark.options.ReadOptions;
 import io.hudimeta.table.BaseFile;
 import io.hudimeta.table.FileNames;
 import io.hudimeta.table.FileSliceVectors;
@@ -45,7 +46,9 @@ public final class ConformanceCheck {
     "file_slices",
     FileSliceVectors::slices,
     "timeline_state",
-    TimelineVectors::state
+    TimelineVectors::state,
+    "read_option_keys",
+    ConformanceCheck::readOptionKey
   );
 
   private ConformanceCheck() {}
@@ -101,6 +104,15 @@ public final class ConformanceCheck {
       "MISMATCH " + rule + " [" + c.path("id").asText() + "]: expected " + expected + ", got " + actual
     );
     return false;
+  }
+
+  /** The key a read-option constant of the connector spells, by the constant's name (null: no such constant). */
+  private static Object readOptionKey(JsonNode in) {
+    try {
+      return ReadOptions.class.getField(in.path("name").asText()).get(null);
+    } catch (ReflectiveOperationException e) {
+      return null;
+    }
   }
 
   private static Object instant(JsonNode in) {
