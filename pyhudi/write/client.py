@@ -413,8 +413,8 @@ class Writer:
         tagged, _ = self._assign_inserts(tagged_keys, plan.slices)
         self._note_key_changes(tagged, replaced)
         stats = self._run_write(tagged, instant, writer_schema, plan.slices)
-        if self.index.lookup_counts():
-            log.info("%s index lookup of %s: %s", self.index.name.lower(), self.path, self.index.lookup_counts())
+        if counts := self.index.lookup_counts():  # read once: each read collects the accumulators
+            log.info("%s index lookup of %s: %s", self.index.name.lower(), self.path, counts)
         return stats, replaced
 
     def _mdt_filters(self, plan: _Plan) -> dict[str, dict[str, dict]]:
