@@ -9,7 +9,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from pyhudi.cli import common
+from pyhudi.errors import HudiError
 from pyhudi.metadata import MetadataWriter, listing_from_storage, of_table
+from pyhudi.metadata.validation import exit_status
+from pyhudi.services import metadata_check
+
+SHOWN = 20  # differences shown per partition
 
 
 @common.writes("create", "delete")
@@ -32,26 +37,42 @@ def cmd_metadata(args, console: Console) -> int:
     if not mdt.exists():
         console.print(f"[red]no metadata table at {mdt.mdt_path}[/red]; create it with `pyhudi metadata create`")
         return 1
-    return {"validate": _validate, "stats": _stats, "perf": _perf}[args.action](mdt, console)
+    if args.action == "validate":
+        return _validate(args, mdt, console)
+    return {"stats": _stats, "perf": _perf}[args.action](mdt, console)
 
 
-def _validate(mdt: MetadataWriter, console: Console) -> int:
-    """Storage listed partition by partition under a bar (the metadata table says how many there are)."""
+def _validate(args, mdt: MetadataWriter, console: Console) -> int:
+    """Storage listed partition by partition under a bar, then each metadata partition checked; the exit
+    status has one bit per partition that differs (pyhudi.metadata.validation.EXIT_BITS)."""
     with console.status("reading the metadata table..."):
-        expected = len(mdt.files_listing())
+        try:
+            expected = len(mdt.files_listing())
+        except (HudiError, OSError) as e:  # the check below names the file
+            console.print(f"[red]the metadata table's files partition cannot be read[/red]: {e}")
+            expected = 0
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as bar:
         task = bar.add_task("listing storage", total=expected or None)
         listing = listing_from_storage(mdt.storage, mdt.base_path, mdt.data_timeline(),
                                        listed=lambda partition: bar.advance(task))
     console.print(f"listed {len(listing):,} partitions of storage ({expected:,} in the metadata table)")
-    diff = mdt.validate(listing)
-    if not diff:
-        console.print("metadata table agrees with the storage listing: no difference")
-        return 0
-    for kind, detail in diff.items():
-        console.print(f"[red]{kind}[/red]: {detail}")
-    return 1
+    with console.status("checking the metadata partitions against the data..."):
+        results = metadata_check.validate(args.path, args.partition or None, common.spark, listing)
+    for part, diffs in results.items():
+        if not diffs:
+            console.print(f"{part}: agrees with the data")
+            continue
+        console.print(f"[red]{part}: {len(diffs):,} difference(s)[/red]")
+        for d in diffs[:SHOWN]:
+            console.print(f"  {d.where or '(table)'}: {d.what}: metadata table {d.metadata!r}, data {d.actual!r}")
+        if len(diffs) > SHOWN:
+            console.print(f"  ... and {len(diffs) - SHOWN:,} more")
+    status = exit_status(results)
+    if status:
+        console.print(f"repair a partition by building it again: pyhudi index drop / pyhudi index create "
+                      f"(exit status {status}: {', '.join(p for p, d in results.items() if d)})")
+    return status
 
 
 def _stats(mdt: MetadataWriter, console: Console) -> int:
@@ -96,4 +117,7 @@ def register(sub) -> None:
     meta = sub.add_parser("metadata", help="metadata table: create, delete, validate, stats, perf")
     meta.add_argument("action", choices=("create", "delete", "validate", "stats", "perf"))
     common.add_path(meta)
+    meta.add_argument("--partition", action="append", default=[], metavar="PARTITION",
+                      help="validate: check only this metadata partition (files, column_stats, partition_stats, "
+                           "bloom_filters, record_index, secondary_index_<name>); repeatable")
     meta.set_defaults(fn=cmd_metadata)

@@ -50,7 +50,7 @@ def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool
     path = f"{state.mdt_path}/{part}/{name}"
     known = BASE_RECORDS.file(state.identity(part, name))
     if keys is None and not known.complete:
-        contents = hfile.parse_hfile(state.storage.read(path))
+        contents = hfile.parse_hfile(state.storage.read(path), path)
         decoded, every = _decode_cells(contents, want)
         known.records.update(decoded)
         known.complete = every

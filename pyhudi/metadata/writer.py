@@ -51,7 +51,7 @@ from pyhudi.metadata.locks import HANDOFF_LOCK, HEARTBEAT_EXPIRY_S, HEARTBEAT_FI
 from pyhudi.metadata.records import MetadataRecord
 from pyhudi.metadata.state import DataTimeline, MdtState
 from pyhudi.metadata.stats import DEFAULT_MAX_COLUMNS_TO_INDEX
-from pyhudi.metadata.validate import differences
+from pyhudi.metadata.validation.files import differences
 from pyhudi.storage import Storage
 from pyhudi.table import index_definitions, properties
 from pyhudi.table.file_slices import file_id_and_instant, listing_from_storage
@@ -450,7 +450,7 @@ class MetadataWriter:
 
     def validate(self, listing: Mapping[str, Iterable] | None = None) -> dict:
         """Differences between the MDT `files` partition and a storage listing of committed files
-        (`listing_from_storage` when None); see `validate.differences`."""
+        (`listing_from_storage` when None); see `validation.files.differences`."""
         if listing is None:
             listing = listing_from_storage(self.storage, self.base_path, self.data_timeline())
         return differences(self.files_listing(), listing)

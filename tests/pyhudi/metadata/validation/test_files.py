@@ -1,5 +1,5 @@
 """Differences between the MDT `files` partition and a storage listing."""
-from pyhudi.metadata.validate import differences
+from pyhudi.metadata.validation.files import differences
 
 
 def test_differences():
