@@ -13,6 +13,7 @@ from pyhudi.metadata.records import TYPE_SECONDARY_INDEX, MetadataRecord
 
 SEPARATOR = "$"
 ESCAPE = "\\"
+NULL_VALUE = "\0"  # the value part of a null value's entries, as Apache Hudi 1.1 (table version 9) writes them
 
 
 class SecondaryIndexNameError(HudiError, ValueError):
@@ -33,11 +34,14 @@ def escape(text: str) -> str:
 
 
 def unescape(text: str) -> str:
+    """Each `\\` stands for the character after it; a lone `\\` at the end stands for nothing (Apache Hudi's
+    SecondaryIndexKeyUtils.unescapeSpecialChars)."""
     out, i = [], 0
     while i < len(text):
-        if text[i] == ESCAPE and i + 1 < len(text):
+        if text[i] == ESCAPE:
             i += 1
-        out.append(text[i])
+        if i < len(text):
+            out.append(text[i])
         i += 1
     return "".join(out)
 
@@ -47,7 +51,7 @@ def entry_key(value_text: str, record_key: str) -> str:
 
 
 def value_prefix(value_text: str) -> str:
-    """What every entry of one value starts with."""
+    """What every entry of one value starts with: its entry key with an empty record key."""
     return escape(value_text) + SEPARATOR
 
 

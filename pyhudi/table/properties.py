@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import zlib
 
 from pyhudi.config import options
@@ -52,6 +53,10 @@ class TablePropertiesError(HudiError, ValueError):
     pass
 
 
+class TableNotFoundError(TablePropertiesError):
+    """Neither hoodie.properties nor its backup is there."""
+
+
 class TableVersionError(HudiError, ValueError):
     """A write to a table of a version pyhudi reads but does not write (9: Apache Hudi 1.1 and later)."""
 
@@ -72,6 +77,7 @@ def check_writable(props: dict[str, str], where: str) -> dict[str, str]:
 # ---- Java Properties text ------------------------------------------------------------------
 
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def _logical_lines(text: str):
@@ -101,7 +107,10 @@ def _unescape(s: str) -> str:
             continue
         n = s[i + 1]
         if n == "u":
-            out.append(chr(int(s[i + 2:i + 6], 16)))
+            digits = s[i + 2:i + 6]
+            if len(digits) < 4 or any(d not in _HEX for d in digits):
+                raise TablePropertiesError(f"malformed \\uxxxx encoding: {s[i:i + 6]!r}")  # as Java's Properties
+            out.append(chr(int(digits, 16)))
             i += 6
             continue
         out.append(_ESCAPES.get(n, n))
@@ -176,19 +185,46 @@ def checksum(props: dict[str, str]) -> int:
     return zlib.crc32(f"{db}.{name}".encode("utf-8"))
 
 
+_JAVA_INT = re.compile(r"[+-]?\d+")  # what Java's Integer/Long.parseLong take (Unicode decimal digits too)
+READ_VERSIONS = range(6, 10)  # the table versions the readers (and the connector's TableConfig) read
+
+
+def _java_long(text: str) -> int | None:
+    """Long.parseLong(text), None where it throws."""
+    value = int(text) if _JAVA_INT.fullmatch(text) else None
+    return value if value is not None and -(1 << 63) <= value < (1 << 63) else None
+
+
 def validate(props: dict[str, str], where: str) -> None:
-    missing = [k for k in REQUIRED_KEYS if not props.get(k)]
+    """Apache Hudi's check of a loaded file (HoodieTableConfig.validateChecksum, asked by ConfigUtils
+    .fetchConfigs only where the file has a checksum), then that it names a table this package reads."""
+    stored = props.get(CHECKSUM_KEY)
+    if stored is not None:
+        if props.get(NAME) is None:
+            raise TablePropertiesError(f"{where}: {CHECKSUM_KEY} is set but {NAME} is missing")
+        crc_of = f"{props.get(DATABASE, '')}.{props[NAME]}"
+        expected = zlib.crc32(crc_of.encode("utf-8"))
+        if _java_long(stored) != expected:
+            raise TablePropertiesError(f"{where}: {CHECKSUM_KEY}={stored} does not match {expected} (CRC32 of "
+                                       f"'{crc_of}'): the file is corrupted or was edited by hand; restore it "
+                                       "from hoodie.properties.backup")
+    _check_table(props, where)
+
+
+def _check_table(props: dict[str, str], where: str) -> None:
+    missing = [k for k in REQUIRED_KEYS if not props.get(k, "").strip()]
     if missing:
         raise TablePropertiesError(f"{where}: missing required key(s) {', '.join(missing)}")
-    if props[TYPE] not in TABLE_TYPES:
+    if props[TYPE].strip() not in TABLE_TYPES:
         raise TablePropertiesError(f"{where}: {TYPE}={props[TYPE]!r} is not one of {', '.join(TABLE_TYPES)}")
-    if not props[VERSION].isdigit():
+    version = _java_long(props[VERSION].strip())
+    if version is None:
         raise TablePropertiesError(f"{where}: {VERSION}={props[VERSION]!r} is not a number")
-    stored = props.get(CHECKSUM_KEY)
-    if stored is not None and stored != str(checksum(props)):
-        raise TablePropertiesError(f"{where}: {CHECKSUM_KEY}={stored} does not match {checksum(props)} "
-                                   "(CRC32 of '<database>.<table name>'): the file is corrupted or was "
-                                   "edited by hand; restore it from hoodie.properties.backup")
+    if version not in READ_VERSIONS:
+        raise TablePropertiesError(f"{where}: {VERSION} is {version}; pyhudi reads table versions "
+                                   f"{READ_VERSIONS[0]} to {READ_VERSIONS[-1]}")
+    if TIMELINE_LAYOUT in props and _java_long(props[TIMELINE_LAYOUT].strip()) is None:
+        raise TablePropertiesError(f"{where}: {TIMELINE_LAYOUT}={props[TIMELINE_LAYOUT]!r} is not a number")
 
 
 def v8_defaults(table_name: str, table_type: str, record_key_fields: list[str],
@@ -228,28 +264,37 @@ def v8_defaults(table_name: str, table_type: str, record_key_fields: list[str],
 
 
 def exists(storage: Storage, base_path: str) -> bool:
-    """A table is there once hoodie.properties is, or its backup (an update between its two writes), as
-    Apache Hudi's HoodieTableConfig and the connector's TableConfig see it."""
+    """A table is there once hoodie.properties is, or its backup (an update between its two writes), as the
+    connector's TableConfig.exists sees it (the conformance tests' table_config.json pins both)."""
     hoodie = f"{base_path}/.hoodie"
     return storage.exists(f"{hoodie}/{PROPS_FILE}") or storage.exists(f"{hoodie}/{BACKUP_FILE}")
 
 
 def load(storage: Storage, base_path: str) -> dict[str, str]:
-    """Read and validate <base>/.hoodie/hoodie.properties; the backup when the main file is missing or invalid
-    (Apache Hudi's HoodieTableConfig.fetchConfigs: a crash between an update's writes leaves the backup)."""
+    """<base>/.hoodie/hoodie.properties, or its backup when the main file is missing or cannot be used (a crash
+    between an update's writes leaves the backup). A file stands when Apache Hudi reads it (ConfigUtils
+    .fetchConfigs: it loads as Java Properties and its hoodie.table.checksum, if any, validates) and it names a
+    table (validate), which Hudi does not ask: an empty or torn file without the checksum line is passed over
+    here, read by Hudi. The connector's TableConfig reads the same file (the conformance tests'
+    table_config.json)."""
     hoodie = f"{base_path}/.hoodie"
     problems: dict[str, str] = {}  # file -> why it cannot be used
     for name in (PROPS_FILE, BACKUP_FILE):
         path = f"{hoodie}/{name}"
-        if storage.exists(path):
-            try:
-                props = parse(storage.read(path).decode("latin-1"))
-                validate(props, path)
-                return props
-            except TablePropertiesError as e:
-                problems[name] = str(e)
+        if not storage.exists(path):
+            continue
+        try:
+            props = parse(storage.read(path).decode("latin-1"))
+        except TablePropertiesError as e:
+            problems[name] = f"{path} is not a valid properties file: {e}"
+            continue
+        try:
+            validate(props, path)
+            return props
+        except TablePropertiesError as e:
+            problems[name] = str(e)
     if not problems:
-        raise TablePropertiesError(f"no Hudi table at {base_path}: {hoodie}/{PROPS_FILE} not found")
+        raise TableNotFoundError(f"no Hudi table at {base_path}: {hoodie}/{PROPS_FILE} not found")
     if PROPS_FILE not in problems:
         raise TablePropertiesError(problems[BACKUP_FILE])
     tail = "is invalid too" if BACKUP_FILE in problems else "is missing: nothing to fall back to"

@@ -89,10 +89,65 @@ def read_option_keys(given):
     return getattr(read_keys, given["name"])
 
 
+def secondary_index_keys(given):
+    from pyhudi.metadata import secondary_index as si
+
+    if given["function"] == "splitKey":
+        try:
+            value, key = si.split_key(given["key"])
+        except si.SecondaryIndexNameError:
+            return "error"
+        return {"value": value, "recordKey": key}
+    run = {"escape": lambda text: si.escape(text), "unescape": lambda text: si.unescape(text),
+           "entryKey": lambda value, recordKey: si.entry_key(value, recordKey),
+           "valuePrefix": lambda value: si.value_prefix(value)}
+    return run[given["function"]](**{k: v for k, v in given.items() if k != "function"})
+
+
+def bloom_filters(given):
+    """Written as the writers write a footer's filter (add_all), read back as the bloom index reads one."""
+    import hashlib
+
+    from pyhudi.basefile import bloom
+
+    written = bloom.create_bloom_filter(given["type"], given["numEntries"], given["fpp"], given["maxEntries"])
+    written.add_all(given["keys"])
+    text = written.serialize()
+    read = bloom.parse_bloom_filter(text, given["type"])
+    return {"serialized": text if len(text) <= 200 else None,
+            "sha256": hashlib.sha256(text.encode("ascii")).hexdigest(),
+            "mightContain": dict(zip(given["probe"], read.might_contain_all(given["probe"])))}
+
+
+def table_config(given):
+    import tempfile
+
+    from pyhudi.storage import Storage
+    from pyhudi.table import properties
+
+    with tempfile.TemporaryDirectory() as tmp:
+        meta = Path(tmp) / ".hoodie"
+        if given["metaFolder"]:
+            meta.mkdir()
+        for name, text in given["files"].items():
+            (meta / name).write_bytes(text.encode("latin-1"))
+        storage, base = Storage.for_uri(tmp)
+        out: dict = {"exists": properties.exists(storage, base)}
+        try:
+            props = properties.load(storage, base)
+        except properties.TableNotFoundError:
+            return {**out, "error": "not found"}
+        except properties.TablePropertiesError:
+            return {**out, "error": "invalid"}
+        return {**out, "properties": {k: props.get(k) for k in given["keys"]}}
+
+
 RUNNERS = {"instant_file_names": instant_file_names, "base_file_names": base_file_names,
            "log_file_names": log_file_names, "metadata_keys": metadata_keys,
            "metadata_block_validity": metadata_block_validity, "file_slices": file_slices,
-           "timeline_state": timeline_state, "read_option_keys": read_option_keys}
+           "timeline_state": timeline_state, "read_option_keys": read_option_keys,
+           "secondary_index_keys": secondary_index_keys, "bloom_filters": bloom_filters,
+           "table_config": table_config}
 
 
 def _cases():

@@ -76,17 +76,36 @@ def test_append_and_overwrite_write_into_an_existing_table(df, calls, existing_t
     assert [(c["mode"], c["path"], c["rows"]) for c in calls] == [(mode, existing_table, ROWS)]
 
 
-def test_errorifexists_on_an_existing_table_fails_without_writing(df, calls, existing_table):
-    with pytest.raises(Exception) as e:
+@pytest.fixture
+def written(monkeypatch):
+    """Replaces the write below the save modes (pyhudi.spark.save_modes applies them: the connector passes every
+    mode through); returns the paths written."""
+    import pyhudi.services.inline
+
+    received = []
+    monkeypatch.setattr(pyhudi.services.inline, "write", lambda spark, path, options, df: received.append(path))
+    return received
+
+
+def test_errorifexists_on_an_existing_table_fails_without_writing(df, written, existing_table):
+    from pyspark.errors import IllegalArgumentException
+
+    with pytest.raises(IllegalArgumentException) as e:
         df.write.format("hudi-meta").options(**OPTIONS).mode("errorifexists").save(existing_table)
-    assert f"table already exists at {existing_table}" in str(e.value)
-    assert 'use mode("append") or mode("overwrite")' in str(e.value)
-    assert calls == []
+    assert str(e.value) == (f"table already exists at {existing_table}; use mode('append') to add to it or "
+                            "mode('overwrite') to replace its contents")
+    assert written == []
 
 
-def test_ignore_on_an_existing_table_writes_nothing(df, calls, existing_table):
+def test_ignore_on_an_existing_table_writes_nothing(df, written, existing_table):
     df.write.format("hudi-meta").options(**OPTIONS).mode("ignore").save(existing_table)
-    assert calls == []
+    assert written == []
+
+
+@pytest.mark.parametrize("mode", ["errorifexists", "ignore"])
+def test_errorifexists_and_ignore_write_a_new_table(df, written, tmp_path, mode):
+    df.write.format("hudi-meta").options(**OPTIONS).mode(mode).save(str(tmp_path / "t"))
+    assert written == [str(tmp_path / "t")]
 
 
 @pytest.mark.parametrize("statement,mode,operation", [("INSERT INTO", "append", {"hoodie.datasource.write.operation":

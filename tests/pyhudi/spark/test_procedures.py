@@ -262,3 +262,19 @@ def test_the_metadata_table_is_deleted_and_created_again_by_call(spark, tmp_path
     assert _call(spark, f"CALL validate_metadata_table_files(path => '{path}')")[1] == []
     with pytest.raises(Exception, match="not empty: .* has a metadata table"):
         spark.sql(f"CALL create_metadata_table(path => '{path}')").collect()
+
+
+def test_the_connector_owns_the_procedures_pyhudi_runs_and_their_columns(spark, monkeypatch, tmp_path):
+    """io.hudimeta.spark.procedures declares each procedure's parameters and result columns (Apache Hudi's); pyhudi
+    runs those not computed in the JVM, and a row of its keyed by other columns than the declared ones (one more
+    or one less) fails the CALL instead of reaching the caller with a column null or dropped."""
+    from pyhudi.spark import procedures
+
+    declared = {name: list(cols) for name, cols in
+                spark._jvm.io.hudimeta.spark.procedures.HudiProcedures.pyhudiColumns().items()}
+    assert sorted(declared) == sorted(procedures.PROCEDURES)
+    assert declared["show_savepoints"] == ["savepoint_time"]
+    for row in ({"savepoint_time": "1", "user": "u"}, {}):
+        monkeypatch.setitem(procedures.PROCEDURES, "show_savepoints", lambda spark, path, args, row=row: [row])
+        with pytest.raises(Exception, match=r"not by the procedure's columns \[savepoint_time\]"):
+            spark.sql(f"CALL show_savepoints(path => '{tmp_path}')").collect()

@@ -125,7 +125,8 @@ BAD_CHECKSUM = GOOD + "hoodie.table.checksum=1\n"
 ])
 def test_the_backup_stands_in_for_a_missing_or_invalid_file_as_in_hudi(tmp_path, main, backup, exists, loaded, error):
     """Apache Hudi's HoodieTableConfig (and the connector's TableConfig) read the backup when hoodie.properties
-    is missing or fails validation, and a table whose backup alone is there exists."""
+    is missing or fails validation, and a table whose backup alone is there exists: the messages of each case
+    (the conformance tests' table_config.json pins which file each side reads)."""
     storage, base = Storage.for_uri(str(tmp_path))
     (tmp_path / ".hoodie").mkdir()
     for name, text in (("hoodie.properties", main), ("hoodie.properties.backup", backup)):

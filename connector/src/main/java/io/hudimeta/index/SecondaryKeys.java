@@ -33,17 +33,30 @@ public final class SecondaryKeys {
     return out.toString();
   }
 
-  /** Inverse of {@link #escape}: an escape character stands for the character after it. */
+  /**
+   * Inverse of {@link #escape}: an escape character stands for the character after it, a lone one at the end
+   * for nothing (Apache Hudi's {@code SecondaryIndexKeyUtils.unescapeSpecialChars}).
+   */
   public static String unescape(String escaped) {
     StringBuilder out = new StringBuilder(escaped.length());
     for (int i = 0; i < escaped.length(); i++) {
       char c = escaped.charAt(i);
-      if (c == ESCAPE && i + 1 < escaped.length()) {
-        c = escaped.charAt(++i);
+      if (c == ESCAPE && ++i == escaped.length()) {
+        break;
       }
-      out.append(c);
+      out.append(escaped.charAt(i));
     }
     return out.toString();
+  }
+
+  /** The entry key of record {@code recordKey} under value {@code text}, as Hudi 1.0 (V1) spells it. */
+  public static String entryKey(String text, String recordKey) {
+    return escape(text, false) + SEPARATOR + escape(recordKey, false);
+  }
+
+  /** What every V1 entry of value {@code text} starts with: its entry key with an empty record key. */
+  public static String valuePrefix(String text) {
+    return escape(text, false) + SEPARATOR;
   }
 
   /**
@@ -57,7 +70,7 @@ public final class SecondaryKeys {
       out.add(NULL_VALUE + SEPARATOR);
       return out;
     }
-    out.add(escape(text, false) + SEPARATOR);
+    out.add(valuePrefix(text));
     out.add(escape(text, true) + SEPARATOR);
     return out;
   }
@@ -65,6 +78,11 @@ public final class SecondaryKeys {
   /** The escaped value of an entry key with its {@code $}: the prefix the entry was found by. */
   public static String prefixOf(String key) {
     return key.substring(0, separator(key) + 1);
+  }
+
+  /** The value (its text) of a V1 entry key. */
+  public static String value(String key) {
+    return unescape(key.substring(0, separator(key)));
   }
 
   /** The record key of an entry key. */

@@ -1,19 +1,12 @@
 package io.hudimeta.table;
 
-import java.io.ByteArrayInputStream;
-import java.io.FileNotFoundException;
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.zip.CRC32;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -22,8 +15,9 @@ import org.apache.hadoop.fs.Path;
  * The table's {@code .hoodie/hoodie.properties}, with typed accessors.
  *
  * <p>Loading follows Hudi's update protocol: writers rewrite the file through
- * {@code hoodie.properties.backup}, so when the main file is missing or fails validation
- * (checksum, required keys) the backup is used instead.
+ * {@code hoodie.properties.backup}, so when the main file is missing, Apache Hudi would reject it (not
+ * loadable, or a checksum that does not validate) or it names no table (required keys, a table type and
+ * version this reader reads), the backup is read instead ({@link TableConfigFiles}).
  */
 public final class TableConfig {
 
@@ -76,65 +70,28 @@ public final class TableConfig {
     this.props = new LinkedHashMap<>(props); // hashed lookups, the given (sorted) order kept
   }
 
-  /** Reads and validates the table config of the table at {@code basePath}. */
+  /**
+   * The table config of the table at {@code basePath}: hoodie.properties, or its backup when the main file is
+   * missing or cannot be used ({@link TableConfigFiles}).
+   */
   public static TableConfig load(FileSystem fs, Path basePath) {
-    Path meta = new Path(basePath, META_FOLDER);
-    Path main = new Path(meta, PROPERTIES_FILE);
-    Path backup = new Path(meta, BACKUP_FILE);
-    byte[] mainBytes = readIfExists(fs, main);
-    String mainProblem = null;
-    if (mainBytes != null) {
-      try {
-        return parse(basePath, main, mainBytes);
-      } catch (CorruptTableException e) {
-        mainProblem = e.getMessage();
-      }
-    }
-    byte[] backupBytes = readIfExists(fs, backup);
-    if (backupBytes != null) {
-      try {
-        return parse(basePath, backup, backupBytes);
-      } catch (CorruptTableException e) {
-        if (mainProblem == null) {
-          throw e;
-        }
-      }
-    }
-    if (mainProblem == null) {
-      throw new TableNotFoundException(basePath.toString());
-    }
-    String hint =
-      backupBytes == null
-        ? " (and there is no " + BACKUP_FILE + " to fall back to)"
-        : " (and " + BACKUP_FILE + " is invalid too)";
-    throw new CorruptTableException(mainProblem + hint);
+    return TableConfigFiles.load(fs, basePath);
   }
 
-  /** Parses properties bytes; {@code file} only names the source in errors. */
+  /** A table is there once hoodie.properties is, or its backup (an update between its writes). */
+  public static boolean exists(FileSystem fs, Path basePath) {
+    return TableConfigFiles.exists(fs, basePath);
+  }
+
+  /** Parses properties bytes that Apache Hudi would read, then validates them; {@code file} names the source. */
   public static TableConfig parse(Path basePath, Path file, byte[] bytes) {
-    Properties p = new Properties();
-    try (InputStream in = new ByteArrayInputStream(bytes)) {
-      p.load(in);
-    } catch (IOException | IllegalArgumentException e) {
-      throw new CorruptTableException(file + " is not a valid properties file: " + e.getMessage(), e);
-    }
-    Map<String, String> props = new TreeMap<>();
-    for (String key : p.stringPropertyNames()) {
-      props.put(key, p.getProperty(key));
-    }
-    TableConfig config = new TableConfig(basePath, file, Collections.unmodifiableMap(props));
+    return validated(basePath, file, TableConfigFiles.accepted(file, bytes));
+  }
+
+  static TableConfig validated(Path basePath, Path file, Map<String, String> props) {
+    TableConfig config = new TableConfig(basePath, file, props);
     config.validate();
     return config;
-  }
-
-  private static byte[] readIfExists(FileSystem fs, Path file) {
-    try (InputStream in = fs.open(file)) {
-      return in.readAllBytes();
-    } catch (FileNotFoundException e) {
-      return null;
-    } catch (IOException e) {
-      throw new HudiTableException("cannot read " + file + ": " + e.getMessage(), e);
-    }
   }
 
   private void validate() {
@@ -154,33 +111,6 @@ public final class TableConfig {
     }
     if (props.containsKey(TIMELINE_LAYOUT)) {
       intValue(TIMELINE_LAYOUT);
-    }
-    if (props.containsKey(CHECKSUM)) {
-      validateChecksum();
-    }
-  }
-
-  private void validateChecksum() {
-    long stored;
-    try {
-      stored = Long.parseLong(props.get(CHECKSUM).trim());
-    } catch (NumberFormatException e) {
-      throw corrupt(CHECKSUM, "is '" + props.get(CHECKSUM) + "', not a number");
-    }
-    long expected = checksum(databaseName(), tableName());
-    if (stored != expected) {
-      throw corrupt(
-        CHECKSUM,
-        "is " +
-          stored +
-          " but CRC32 of '" +
-          databaseOrEmpty() +
-          "." +
-          tableName() +
-          "' is " +
-          expected +
-          " (partially written file, or table name/database edited by hand)"
-      );
     }
   }
 
@@ -238,10 +168,6 @@ public final class TableConfig {
   /** Null when the table has no database name (metadata tables). */
   public String databaseName() {
     return props.get(DATABASE);
-  }
-
-  private String databaseOrEmpty() {
-    return databaseName() == null ? "" : databaseName();
   }
 
   public TableType tableType() {

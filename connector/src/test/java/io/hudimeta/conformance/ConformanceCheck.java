@@ -2,6 +2,7 @@ package io.hudimeta.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hudimeta.index.SecondaryKeyVectors;
 import io.hudimeta.metadata.BlockValidity;
 import io.hudimeta.metadata.MetadataKeys;
 import io.hudimeta.spark.options.ReadOptions;
@@ -10,8 +11,10 @@ import io.hudimeta.table.FileNames;
 import io.hudimeta.table.FileSliceVectors;
 import io.hudimeta.table.Instant;
 import io.hudimeta.table.LogFile;
+import io.hudimeta.table.TableConfigVectors;
 import io.hudimeta.table.Timeline;
 import io.hudimeta.table.TimelineVectors;
+import io.hudimeta.write.BloomFilterVectors;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -32,23 +35,18 @@ import java.util.function.Function;
 public final class ConformanceCheck {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Map<String, Function<JsonNode, Object>> RULES = Map.of(
-    "instant_file_names",
-    ConformanceCheck::instant,
-    "base_file_names",
-    ConformanceCheck::baseFile,
-    "log_file_names",
-    ConformanceCheck::logFile,
-    "metadata_keys",
-    ConformanceCheck::metadataKey,
-    "metadata_block_validity",
-    ConformanceCheck::blockValidity,
-    "file_slices",
-    FileSliceVectors::slices,
-    "timeline_state",
-    TimelineVectors::state,
-    "read_option_keys",
-    ConformanceCheck::readOptionKey
+  private static final Map<String, Function<JsonNode, Object>> RULES = Map.ofEntries(
+    Map.entry("instant_file_names", ConformanceCheck::instant),
+    Map.entry("base_file_names", ConformanceCheck::baseFile),
+    Map.entry("log_file_names", ConformanceCheck::logFile),
+    Map.entry("metadata_keys", ConformanceCheck::metadataKey),
+    Map.entry("metadata_block_validity", ConformanceCheck::blockValidity),
+    Map.entry("file_slices", FileSliceVectors::slices),
+    Map.entry("timeline_state", TimelineVectors::state),
+    Map.entry("read_option_keys", ConformanceCheck::readOptionKey),
+    Map.entry("secondary_index_keys", SecondaryKeyVectors::keys),
+    Map.entry("bloom_filters", BloomFilterVectors::filter),
+    Map.entry("table_config", TableConfigVectors::load)
   );
 
   private ConformanceCheck() {}

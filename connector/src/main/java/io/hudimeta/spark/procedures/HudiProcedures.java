@@ -1,6 +1,9 @@
 package io.hudimeta.spark.procedures;
 
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.spark.QueryContext;
 import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.connector.catalog.Identifier;
@@ -34,6 +37,16 @@ public final class HudiProcedures {
       .stream()
       .map(name -> Identifier.of(namespace, name))
       .toArray(Identifier[]::new);
+  }
+
+  /** The procedures pyhudi runs (the others compute their rows in the JVM), each with its result columns. */
+  public static Map<String, List<String>> pyhudiColumns() {
+    Map<String, List<String>> out = new TreeMap<>();
+    Registry.SPECS.values()
+      .stream()
+      .filter(spec -> spec.local() == null)
+      .forEach(spec -> out.put(spec.name(), List.of(spec.output().fieldNames())));
+    return out;
   }
 
   private record Unknown(String name) implements UnboundProcedure {

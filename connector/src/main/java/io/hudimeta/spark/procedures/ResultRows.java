@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hudimeta.HudiException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.DataType;
@@ -33,7 +35,10 @@ final class ResultRows {
     return out;
   }
 
-  /** A JSON array of objects; a key that is not a column is refused (pyhudi and this schema disagree). */
+  /**
+   * A JSON array of objects, each keyed by exactly the schema's columns: the procedure's declaration here
+   * (Registry) is the one owner of its columns, and a row of pyhudi's with a key more or less is refused.
+   */
   static List<InternalRow> fromJson(StructType schema, String json) {
     JsonNode array;
     try {
@@ -41,13 +46,14 @@ final class ResultRows {
     } catch (JsonProcessingException e) {
       throw new HudiException("pyhudi returned rows that are not JSON: " + json, e);
     }
+    Set<String> columns = new TreeSet<>(List.of(schema.fieldNames()));
     List<InternalRow> out = new ArrayList<>();
     for (JsonNode object : array) {
-      object.fieldNames().forEachRemaining(name -> {
-        if (!List.of(schema.fieldNames()).contains(name)) {
-          throw new HudiException("pyhudi returned a column " + name + " the procedure does not have: " + json);
-        }
-      });
+      Set<String> keys = new TreeSet<>();
+      object.fieldNames().forEachRemaining(keys::add);
+      if (!keys.equals(columns)) {
+        throw new HudiException("pyhudi returned a row keyed " + keys + ", not by the procedure's columns " + columns);
+      }
       Object[] values = new Object[schema.size()];
       for (int i = 0; i < values.length; i++) {
         StructField f = schema.fields()[i];

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -32,8 +31,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * Entry point of format("hudi-meta"). Reads go through the V2 table. Writes are handed to the
  * pyhudi write client: {@code DataFrameWriter.save} comes through {@link #createRelation} for
- * every save mode (the table does not advertise BATCH_WRITE, see HudiMetaTable), other V2 write
- * plans through the table's V1Write.
+ * every save mode (the table does not advertise BATCH_WRITE, see HudiMetaTable), which pyhudi
+ * applies, other V2 write plans through the table's V1Write.
  */
 public final class HudiMetaSource
   implements TableProvider, DataSourceRegister, CreatableRelationProvider, StreamSinkProvider
@@ -75,16 +74,9 @@ public final class HudiMetaSource
     scala.collection.immutable.Map<String, String> parameters,
     Dataset<Row> data
   ) {
+    // pyhudi owns what each mode means (pyhudi.spark.save_modes): ErrorIfExists and Ignore included
     Map<String, String> options = scala.jdk.javaapi.CollectionConverters.asJava(parameters);
-    String path = WriteClients.path(options);
-    if (mode == SaveMode.ErrorIfExists && tableExists(path)) {
-      throw new IllegalStateException(
-        "hudi-meta: table already exists at " + path + "; use mode(\"append\") or mode(\"overwrite\")"
-      );
-    }
-    if (!(mode == SaveMode.Ignore && tableExists(path))) {
-      WriteClients.write(data, options, mode.name().toLowerCase(Locale.ROOT));
-    }
+    WriteClients.write(data, options, mode.name().toLowerCase(Locale.ROOT));
     return new WrittenRelation(sqlContext, data.schema());
   }
 
@@ -108,14 +100,11 @@ public final class HudiMetaSource
     return new HudiStreamingSink(sqlContext, options);
   }
 
-  /** A table is there once hoodie.properties (or its backup, mid-update) is. */
+  /** {@link TableConfig#exists} of the table at {@code path}, on the active session's file system. */
   public static boolean tableExists(String path) {
-    Path meta = new Path(path, TableConfig.META_FOLDER);
+    Path base = new Path(path);
     try {
-      FileSystem fs = meta.getFileSystem(SparkSession.active().sessionState().newHadoopConf());
-      return (
-        fs.exists(new Path(meta, TableConfig.PROPERTIES_FILE)) || fs.exists(new Path(meta, TableConfig.BACKUP_FILE))
-      );
+      return TableConfig.exists(base.getFileSystem(SparkSession.active().sessionState().newHadoopConf()), base);
     } catch (IOException e) {
       throw new UncheckedIOException("hudi-meta: cannot reach " + path, e);
     }
