@@ -6,7 +6,8 @@ registering its subcommands.
   pyhudi timeline PATH [--archived]          the instants of a table (and those archived)
   pyhudi rollback PATH                       roll back writes that never completed (a writer that died)
   pyhudi metadata create|delete PATH         build (from one listing, writers need not stop) or drop it
-  pyhudi metadata validate PATH              compare the metadata table with a real listing
+  pyhudi metadata validate PATH              check every metadata partition against the data
+  pyhudi metadata repair PATH                build the partitions that differ again (--partition P: that one)
   pyhudi metadata stats PATH                 what the metadata table holds
   pyhudi metadata perf PATH                  partitions/files lookups: metadata table vs listing
   pyhudi clean PATH [--policy P] [--retain-commits N]

@@ -1,5 +1,6 @@
-"""The metadata table's commands, none needing Spark: create (from one listing, writers need not stop),
-delete, validate against a storage listing, stats, and the RFC-15 comparison of lookups (perf)."""
+"""The metadata table's commands: create (from one listing, writers need not stop), delete, validate every
+partition against the data and repair what differs (Spark only for the record-level indexes), stats, and the
+RFC-15 comparison of lookups (perf)."""
 from __future__ import annotations
 
 import time
@@ -12,12 +13,12 @@ from pyhudi.cli import common
 from pyhudi.errors import HudiError
 from pyhudi.metadata import MetadataWriter, listing_from_storage, of_table
 from pyhudi.metadata.validation import exit_status
-from pyhudi.services import metadata_check
+from pyhudi.services import metadata_check, metadata_repair
 
 SHOWN = 20  # differences shown per partition
 
 
-@common.writes("create", "delete")
+@common.writes("create", "delete", "repair")
 def cmd_metadata(args, console: Console) -> int:
     mdt = of_table(args.path)
     if args.action == "create":
@@ -39,6 +40,8 @@ def cmd_metadata(args, console: Console) -> int:
         return 1
     if args.action == "validate":
         return _validate(args, mdt, console)
+    if args.action == "repair":
+        return _repair(args, console)
     return {"stats": _stats, "perf": _perf}[args.action](mdt, console)
 
 
@@ -70,9 +73,23 @@ def _validate(args, mdt: MetadataWriter, console: Console) -> int:
             console.print(f"  ... and {len(diffs) - SHOWN:,} more")
     status = exit_status(results)
     if status:
-        console.print(f"repair a partition by building it again: pyhudi index drop / pyhudi index create "
+        console.print(f"build what differs again: pyhudi metadata repair {args.path} "
                       f"(exit status {status}: {', '.join(p for p, d in results.items() if d)})")
     return status
+
+
+def _repair(args, console: Console) -> int:
+    """Each partition named (or each the validator finds differing) built again, then the validator's answer."""
+    with console.status("repairing the metadata table (writers may go on meanwhile)...") as status:
+        def progress(line: str) -> None:
+            console.print(line)
+            status.update(line)
+        rebuilt, after = metadata_repair.repair(args.path, args.partition or None, common.spark, progress)
+    console.print(f"built again: {', '.join(rebuilt)}" if rebuilt else "nothing to repair: every partition agrees")
+    for part, diffs in after.items():
+        said = "agrees with the data" if not diffs else f"[red]{len(diffs):,} difference(s)[/red]"
+        console.print(f"{part}: {said}")
+    return exit_status(after)
 
 
 def _stats(mdt: MetadataWriter, console: Console) -> int:
@@ -114,10 +131,10 @@ def _perf(mdt: MetadataWriter, console: Console) -> int:
 
 
 def register(sub) -> None:
-    meta = sub.add_parser("metadata", help="metadata table: create, delete, validate, stats, perf")
-    meta.add_argument("action", choices=("create", "delete", "validate", "stats", "perf"))
+    meta = sub.add_parser("metadata", help="metadata table: create, delete, validate, repair, stats, perf")
+    meta.add_argument("action", choices=("create", "delete", "validate", "repair", "stats", "perf"))
     common.add_path(meta)
     meta.add_argument("--partition", action="append", default=[], metavar="PARTITION",
-                      help="validate: check only this metadata partition (files, column_stats, partition_stats, "
+                      help="validate, repair: only this metadata partition (files, column_stats, partition_stats, "
                            "bloom_filters, record_index, secondary_index_<name>); repeatable")
     meta.set_defaults(fn=cmd_metadata)

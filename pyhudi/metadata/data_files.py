@@ -1,6 +1,7 @@
-"""What a data file itself says, the truth the index partitions are checked against: a base file's
-statistics and bloom filter from its Parquet footer, a log file's statistics from the records of its data
-blocks (as the writer computed them when it wrote the file)."""
+"""What a data file itself says: a base file's statistics and bloom filter from its Parquet footer, a log
+file's statistics from the records of its data blocks (as the writer computes them when it writes the file,
+and as Apache Hudi's HoodieTableMetadataUtil reads log files to build column stats). The metadata table's
+builds from a listing take them from here, and the validator checks the partitions against them."""
 from __future__ import annotations
 
 import io
@@ -18,14 +19,20 @@ from pyhudi.metadata.stats import column_stats_json, parse_column_stats
 from pyhudi.table import file_names
 
 
-def column_stats(ctx: MdtContext, partition: str, name: str, cols: list[str] | None) -> dict[str, ColumnStats]:
-    """column -> the statistics of file `name` of data `partition` ({} for a log file with no records)."""
+def column_stats(ctx: MdtContext, partition: str, name: str, cols: list[str] | None,
+                 stats: str | None = None) -> dict[str, ColumnStats]:
+    """column -> the statistics of file `name` of data `partition` (`stats`: its column_stats_json when known;
+    {} for a log file with no records and a base file that is not Parquet)."""
+    stats = stats if stats is not None else column_stats_json_of(ctx, partition, name)
+    # parse_column_stats names every column, so the check on column_name drops none
+    return {s.column_name: s for s in parse_column_stats(name, stats, cols) if s.column_name is not None}
+
+
+def column_stats_json_of(ctx: MdtContext, partition: str, name: str) -> str | None:
     if file_names.is_log(name):
         rows = log_records(ctx, partition, name)
-        stats = column_stats_json(rows) if rows is not None else None
-    else:
-        stats = ctx.footer(partition, name)[0]
-    return {s.column_name: s for s in parse_column_stats(name, stats, cols) if s.column_name is not None}
+        return column_stats_json(rows) if rows is not None else None
+    return ctx.footer(partition, name)[0] if name.endswith(".parquet") else None
 
 
 def bloom_filter(ctx: MdtContext, partition: str, name: str) -> tuple[str | None, str | None]:

@@ -9,7 +9,7 @@ import posixpath
 import time
 from typing import Callable, Iterable, Mapping
 
-from pyhudi.metadata import contents
+from pyhudi.metadata import contents, data_files
 from pyhudi.metadata.context import MdtContext
 from pyhudi.metadata.errors import MetadataTableError
 from pyhudi.metadata.keys import BLOOM_FILTERS, COLUMN_STATS, FILES, PARTITION_STATS, file_group_id
@@ -31,7 +31,6 @@ from pyhudi.metadata.records import (
 )
 from pyhudi.metadata.schema import schema_text_without_meta_fields
 from pyhudi.metadata.state import DataTimeline
-from pyhudi.metadata.stats import parse_column_stats
 from pyhudi.table import file_names, properties
 from pyhudi.table import instant_metadata as im
 from pyhudi.table.timeline import COMPLETED, Timeline
@@ -80,11 +79,8 @@ def file_stats(ctx: MdtContext, files: Files, cols) -> dict[str, dict[str, dict[
 
 def _file_column_stats(ctx: MdtContext, partition: str, name: str, entry: tuple,
                        cols) -> dict[str, ColumnStats]:
-    _, stats, _ = entry
-    if stats is None and name.endswith(".parquet"):
-        stats = ctx.footer(partition, name)[0]
-    # parse_column_stats names every column, so the check on column_name drops none
-    return {s.column_name: s for s in parse_column_stats(name, stats, cols) if s.column_name is not None}
+    """The listing's statistics of a file, else what the file says (a Parquet footer, a log file's records)."""
+    return data_files.column_stats(ctx, partition, name, cols, entry[1])
 
 
 def _bloom_records(ctx: MdtContext, files: Files, instant: str) -> list[MetadataRecord]:

@@ -9,6 +9,7 @@ from pyhudi.metadata import of_table
 from pyhudi.metadata.keys import RECORD_INDEX
 from pyhudi.metadata.validation import Difference, ValidationError, check, needs_records, to_check
 from pyhudi.metadata.validation.keys import Rows
+from pyhudi.table import properties
 from pyhudi.write import record_index, secondary_index
 
 
@@ -40,7 +41,12 @@ def records_of(spark, path: str, writer) -> Callable[[str], Rows]:
             if index is None:
                 raise ValidationError(f"{partition} has no definition in the table's index definitions (no column "
                                       f"to check it against); drop it and create it again: pyhudi index drop")
-            snap = secondary_index.snapshot_rows(spark, path, index)
+            snap = secondary_index.snapshot_rows(spark, path, index, null_marked=_null_marked(writer.data_props))
         cols = (record_index.KEY, record_index.PART, record_index.LOC)
         return ((r[0], r[1], r[2]) for r in snap.select(*cols).toLocalIterator())
     return rows
+
+
+def _null_marked(props) -> bool:
+    """Whether the table's secondary indexes spell entries as Apache Hudi 1.1 does (table version 9)."""
+    return int(props.get(properties.VERSION) or 0) >= 9

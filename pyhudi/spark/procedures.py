@@ -17,6 +17,7 @@ from pyhudi.errors import HudiError
 from pyhudi.metadata import of_table
 from pyhudi.services import archival, clean, clustering, compaction, restore, rollback, savepoint
 from pyhudi.services.instant import ServiceTable, checked, run_each
+from pyhudi.spark import metadata_procedures
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties
@@ -395,4 +396,5 @@ PROCEDURES: dict[str, Callable[[Any, str, Args], list[Row]]] = {
                             show_savepoints, delete_savepoint, show_table_properties, archive_commits,
                             create_metadata_table, delete_metadata_table,
                             show_metadata_table_stats, show_metadata_table_partitions,
-                            show_metadata_table_files, validate_metadata_table_files)}
+                            show_metadata_table_files, validate_metadata_table_files,
+                            metadata_procedures.validate_metadata_table, metadata_procedures.repair_metadata_table)}

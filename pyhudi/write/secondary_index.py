@@ -44,9 +44,13 @@ class Index:
     column: str
     dtype: T.DataType
 
-    def entry_key(self, value: Column, record_key: Column) -> Column:
-        """`escape(value text) $ escape(record key)`; null when the value is null (not indexed)."""
-        return F.concat(_escaped(_text(value, self.dtype)), F.lit(si.SEPARATOR), _escaped(record_key))
+    def entry_key(self, value: Column, record_key: Column, null_marked: bool = False) -> Column:
+        """`escape(value text) $ escape(record key)`; null when the value is null (not indexed). `null_marked`:
+        as Apache Hudi 1.1 spells entries (table version 9): U+0000 escaped too, a null value a lone U+0000."""
+        if not null_marked:
+            return F.concat(_escaped(_text(value, self.dtype)), F.lit(si.SEPARATOR), _escaped(record_key))
+        text = F.coalesce(_escaped(_text(value, self.dtype), nul=True), F.lit(si.NULL_VALUE))
+        return F.concat(text, F.lit(si.SEPARATOR), _escaped(record_key, nul=True))
 
 
 def column_type(schema: T.StructType, column: str) -> T.DataType:
@@ -85,10 +89,11 @@ def listed(props: dict[str, str] | None) -> list[str]:
 
 
 def snapshot_rows(spark: SparkSession, table_uri: str, index: Index,
-                  groups: dict[str, set[str]] | None = None) -> DataFrame:
-    """(KEY, PART, LOC, INSTANT) of every entry the table's records give now (of `groups` when given)."""
-    return record_index.snapshot_rows(spark, table_uri, groups,
-                                      key=index.entry_key(F.col(index.column), F.col("_hoodie_record_key")))
+                  groups: dict[str, set[str]] | None = None, null_marked: bool = False) -> DataFrame:
+    """(KEY, PART, LOC, INSTANT) of every entry the table's records give now (of `groups` when given), spelled
+    as Hudi 1.1 does with `null_marked` (Index.entry_key)."""
+    key = index.entry_key(F.col(index.column), F.col("_hoodie_record_key"), null_marked)
+    return record_index.snapshot_rows(spark, table_uri, groups, key=key)
 
 
 def changes(spark: SparkSession, table_uri: str, index: Index, tagged: DataFrame | None,
@@ -173,6 +178,6 @@ def _text(value: Column, dtype: T.DataType) -> Column:
     return F.unix_date(value).cast("string") if isinstance(dtype, T.DateType) else value.cast("string")
 
 
-def _escaped(text: Column) -> Column:
-    return F.regexp_replace(text, r"([\\$])", r"\\$1")
+def _escaped(text: Column, nul: bool = False) -> Column:
+    return F.regexp_replace(text, r"([\\$\x00])" if nul else r"([\\$])", r"\\$1")
 

@@ -12,6 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from pyhudi.errors import HudiError
+from pyhudi.metadata import data_files
 from pyhudi.metadata.keys import (
     BLOOM_FILTERS,
     COLUMN_STATS,
@@ -23,7 +24,7 @@ from pyhudi.metadata.keys import (
 )
 from pyhudi.metadata.layout import completed_partitions
 from pyhudi.metadata.reader import files_listing, read_partition
-from pyhudi.metadata.validation import bloom_filters, column_stats, data_files, files, keys
+from pyhudi.metadata.validation import bloom_filters, column_stats, files, keys
 from pyhudi.metadata.validation.difference import Difference
 from pyhudi.table.file_slices import listing_from_storage
 

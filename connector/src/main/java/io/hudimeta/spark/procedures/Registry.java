@@ -238,6 +238,18 @@ final class Registry {
         "fs_size:long,metadata_size:long"
       )
     );
+    add(
+      "validate_metadata_table",
+      "pyhudi's: every metadata partition checked against the data, one row per difference",
+      List.of(TABLE, optional("partition", StringType, "''"), PATH),
+      columns("partition:string,location:string,difference:string,metadata_value:string,data_value:string")
+    );
+    add(
+      "repair_metadata_table",
+      "pyhudi's: the metadata partitions that differ from the data built again, then checked",
+      List.of(TABLE, optional("partition", StringType, "''"), PATH),
+      columns("partition:string,rebuilt:boolean,differences:int")
+    );
   }
 
   /** Hudi's PARAMETERS_ALL of the file-system view procedures, then {@code more} (show_fsview_latest's), then path. */
