@@ -4,8 +4,8 @@
     python -m bench.concurrency.worker write RESULTS WRITER COMMITS SEED WORKLOAD PATH:KIND [PATH:KIND ...]
 
 `write` upserts COMMITS batches into each table in turn and appends one JSON line per attempt to RESULTS:
-table, writer, rows, start/end (epoch seconds), instant, and status "ok", "conflict" (HudiConflictError) or
-"error". Kinds: `cow-occ`, `mor-occ` (optimistic concurrency control), `mor-nbcc` (non-blocking, bucket index).
+table, writer, rows, start/end (epoch seconds), instant, and status "ok", "conflict" (HudiConflictError: `other`
+is the instant it overlapped) or "error". Kinds: `cow-occ`, `mor-occ` (optimistic concurrency control), `mor-nbcc` (non-blocking, bucket index).
 Workloads: `race` (three new keys of the writer in a random partition, half the time two shared keys too),
 `disjoint` (each writer updates and inserts keys of its own partition), `overlap` (every writer updates random
 keys of one shared partition).
@@ -88,7 +88,7 @@ def write(results: str, writer: int, commits: int, seed: int, workload: str, tab
                     line["instant"] = HudiTable(spark, path, options(kind)).upsert(spark.createDataFrame(rows, SCHEMA))
                     line["status"] = "ok"
                 except HudiConflictError as e:
-                    line.update(status="conflict", instant=e.instant, error=str(e))
+                    line.update(status="conflict", instant=e.instant, other=e.other, error=str(e))
                 except Exception as e:  # noqa: BLE001 - any other failure is reported (the race test fails on it)
                     line.update(status="error", error=f"{type(e).__name__}: {e}")
                 line["end"] = time.time()

@@ -2,7 +2,8 @@
 HoodieMetadataTableValidator does: `files` against a storage listing, `column_stats` and `partition_stats`
 against the files' own statistics, `bloom_filters` against the base files' footers, `record_index` and each
 secondary index against the table's records (which the caller reads, with Spark: `rows_of`). A partition
-that cannot be read (a truncated or missing file) is a difference too, naming the error.
+that cannot be read (a truncated or missing file) is a difference too, naming the error, and so is a file
+shorter than the instant that wrote it recorded (pyhudi.metadata.integrity: cut at a block boundary, it parses).
 
 `check` returns each checked partition's differences; `exit_status` sets one bit per partition that differs
 (EXIT_BITS), the status `pyhudi metadata validate` exits with."""
@@ -12,7 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from pyhudi.errors import HudiError
-from pyhudi.metadata import data_files
+from pyhudi.metadata import data_files, integrity
 from pyhudi.metadata.keys import (
     BLOOM_FILTERS,
     COLUMN_STATS,
@@ -75,11 +76,13 @@ def check(writer: "MetadataWriter", partitions: Iterable[str] | None = None, row
     truth = _file_stats(writer, state, on_storage) if {COLUMN_STATS, PARTITION_STATS} & set(wanted) else {}
     out = {}
     for part in wanted:
+        out[part] = [Difference(part, d.file, f"shorter than instant {d.instant} wrote it", d.written, d.size)
+                     for d in integrity.damaged(state, [part])]
         try:
-            out[part] = _check(writer, state, part, listing, on_storage, truth, rows_of)
+            out[part] += _check(writer, state, part, listing, on_storage, truth, rows_of)
         except (HudiError, OSError, ValueError, IndexError, KeyError) as e:
             log.warning("metadata partition %s of %s cannot be read: %s", part, writer.base_path, e)
-            out[part] = [Difference(part, "", "unreadable", f"{type(e).__name__}: {e}", None)]
+            out[part].append(Difference(part, "", "unreadable", f"{type(e).__name__}: {e}", None))
     return out
 
 

@@ -1,7 +1,7 @@
 """`pyhudi metadata validate` checks every metadata partition against the data: a merge-on-read table with
 all of them agrees; then each partition is broken in turn on a copy of the table (a wrong min, a missing key,
-a stale location, a filter's bits, a truncated HFile, an entry of no record) and the validator names the
-partition, the file or key, and exits with that partition's bit."""
+a stale location, a filter's bits, a truncated HFile, a log file cut at a block boundary, an entry of no
+record) and the validator names the partition, the file or key, and exits with that partition's bit."""
 import shutil
 from pathlib import Path
 
@@ -160,8 +160,9 @@ def test_a_truncated_hfile_is_unreadable_and_named(table, tmp_path):
     base.write_bytes(base.read_bytes()[: base.stat().st_size // 2])
     results = metadata_check.validate(path, ["files", "bloom_filters"])
     assert results["bloom_filters"] == []
-    (d,) = results["files"]
-    assert d.what == "unreadable" and base.name in d.metadata
+    cut, unreadable = results["files"]
+    assert cut.where == base.name and cut.what.startswith("shorter than instant") and cut.actual < cut.metadata
+    assert unreadable.what == "unreadable" and base.name in unreadable.metadata
     assert cli(["metadata", "validate", path, "--partition", "files", "--partition", "bloom_filters"]) == \
         EXIT_BITS["files"]
 
@@ -171,3 +172,18 @@ def test_a_partition_not_built_is_refused(table):
         metadata_check.validate(table, ["secondary_index_nope"])
     with pytest.raises(ValidationError, match="reads the table's records with Spark"):
         metadata_check.validate(table, ["record_index"])
+
+
+def test_a_log_file_cut_at_a_block_boundary_parses_but_is_named(spark, table, tmp_path):
+    """What only the sizes the timeline recorded can tell: the file is whole blocks, fewer of them."""
+    path = str(shutil.copytree(table, tmp_path / "copy"))  # not compacted: the upsert's records are in log files
+    from pyhudi.log import read_log_file
+    from pyhudi.log.framing import encode_blocks
+
+    log = max((Path(path) / ".hoodie" / "metadata" / "record_index").glob(".record-index-*.log.*"),
+              key=lambda f: len(read_log_file(str(f))))
+    blocks = read_log_file(str(log))
+    assert len(blocks) >= 1
+    log.write_bytes(encode_blocks(blocks[:-1]))
+    diffs = metadata_check.validate(path, ["record_index"], spark=spark)["record_index"]
+    assert any(d.where == log.name and d.what.startswith("shorter than instant") for d in diffs), diffs
