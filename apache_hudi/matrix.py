@@ -51,6 +51,12 @@ MIXED_FLEET_SHORT = _s("mixed-fleet-v8-short", _fleet(8), "MERGE_ON_READ", **SER
 COW_CDC = _s("cow-cdc", [Step("upsert", ALL), Step("upsert", SOME), Step("delete", FEW)],
              hoodie__table__cdc__enabled="true")
 
+COW_GLOBAL_BLOOM = _s("cow-global-bloom", [Step("upsert", ALL), Step("upsert", SOME), Step("delete", FEW),
+                                          Step("upsert", (1, 2), by=V8)], hoodie__index__type="GLOBAL_BLOOM")
+# Apache Hudi reads, and writes on, a table whose index definitions and secondary index pyhudi wrote
+MOR_SECONDARY_INDEX = _s("mor-secondary-index", [Step("upsert", ALL), Step("secondary_index"), Step("upsert", SOME),
+                                                 Step("delete", FEW), Step("upsert", (3, 40), by=V8)],
+                         "MERGE_ON_READ", **RI)
 LEAN = (COW_WRITES, MOR_RECORD_INDEX, MOR_UNPARTITIONED, MIXED_FLEET_SHORT, COW_CDC)
 
 FULL = LEAN + (
@@ -78,4 +84,6 @@ FULL = LEAN + (
     _s("mor-cdc", [Step("upsert", ALL), Step("upsert", SOME), Step("delete", FEW), Step("compact")], "MERGE_ON_READ",
        hoodie__table__cdc__enabled="true"),
     _s("mixed-fleet-v8", _fleet(22), "MERGE_ON_READ", **SERVICES),
+    COW_GLOBAL_BLOOM,
+    MOR_SECONDARY_INDEX,
 )

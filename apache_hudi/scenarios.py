@@ -22,6 +22,7 @@ KNOWN_HUDI_BUGS = (
      "the key is written again in a later log block; fixed after 1.0.2"),
 )
 SERVICES = ("compact", "log_compact", "cluster", "clean", "archive", "savepoint", "restore")
+SECONDARY_INDEX = "secondary_index"  # a step: pyhudi builds secondary_index_name_idx on `name` (indexing action)
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,9 @@ class Runner:
             t.restore(instant)
             model.rows = dict(rows_then)
             return None
+        if step.op == SECONDARY_INDEX:
+            from pyhudi.services import indexing
+            return indexing.create(self.spark, path, "secondary_index_name_idx", column="name").requested_time
         getattr(t, step.op)()
         return None
 
