@@ -67,6 +67,13 @@ def _rewrite_base(path: str, part: str, change) -> None:
         f.write_bytes(contents.base_hfile(kept, f.name, "NONE"))
 
 
+def wrong_min(rec: MetadataRecord):
+    """A column_stats record whose min of price is far below the file's: what the tests break."""
+    if rec.stats is not None and rec.stats.column_name == "price" and rec.stats.min_value is not None:
+        rec.stats.min_value = Wrapped(rec.stats.min_value.wrapper, -1000.0)
+    return rec
+
+
 def test_every_partition_of_a_right_table_agrees(spark, table):
     results = metadata_check.validate(table, spark=spark)
     assert sorted(results) == sorted(EVERY)
@@ -76,12 +83,7 @@ def test_every_partition_of_a_right_table_agrees(spark, table):
 
 def test_a_wrong_min_is_named_with_its_file(spark, table, tmp_path):
     path = _copy(table, tmp_path)
-
-    def lower(rec: MetadataRecord):
-        if rec.stats is not None and rec.stats.column_name == "price" and rec.stats.min_value is not None:
-            rec.stats.min_value = Wrapped(rec.stats.min_value.wrapper, -1000.0)
-        return rec
-    _rewrite_base(path, "column_stats", lower)
+    _rewrite_base(path, "column_stats", wrong_min)
     diffs = metadata_check.validate(path, ["column_stats"])["column_stats"]
     assert diffs and {d.what for d in diffs} == {"min of price"}
     assert all(d.metadata == -1000.0 and d.where.startswith(("eu/", "us/")) for d in diffs)

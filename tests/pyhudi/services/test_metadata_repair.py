@@ -6,10 +6,17 @@ from pathlib import Path
 from pyhudi import faults
 from pyhudi.cli import main as cli
 from pyhudi.hudi_table import HudiTable
-from pyhudi.metadata.records import MetadataRecord
-from pyhudi.metadata.wrappers import Wrapped
 from pyhudi.services import metadata_repair
-from tests.pyhudi.services.test_metadata_check import EVERY, OPTS, SCHEMA, SI, _copy, _rewrite_base, table  # noqa: F401
+from tests.pyhudi.services.test_metadata_check import (
+    EVERY,
+    OPTS,
+    SCHEMA,
+    SI,
+    _copy,
+    _rewrite_base,
+    table,  # noqa: F401 - the fixture
+    wrong_min,
+)
 
 
 def _ids(spark, path) -> list[str]:
@@ -19,11 +26,6 @@ def _ids(spark, path) -> list[str]:
 def test_what_differs_is_found_and_built_again(spark, table, tmp_path):  # noqa: F811
     path = _copy(table, tmp_path)
     before = _ids(spark, path)
-
-    def wrong_min(rec: MetadataRecord):
-        if rec.stats is not None and rec.stats.column_name == "price" and rec.stats.min_value is not None:
-            rec.stats.min_value = Wrapped(rec.stats.min_value.wrapper, -1000.0)
-        return rec
     _rewrite_base(path, "column_stats", wrong_min)
     _rewrite_base(path, SI, lambda rec: None if rec.key.startswith("paris$") else rec)
     rebuilt, after = metadata_repair.repair(path, spark=spark)

@@ -1,9 +1,7 @@
 """CALL validate_metadata_table and CALL repair_metadata_table (pyhudi's own procedures): the differences of a
 broken column_stats partition as rows, then the partition (and partition_stats, which needs it) built again,
 after which the check finds nothing."""
-from pyhudi.metadata.records import MetadataRecord
-from pyhudi.metadata.wrappers import Wrapped
-from tests.pyhudi.services.test_metadata_check import EVERY, _copy, _rewrite_base, table  # noqa: F401
+from tests.pyhudi.services.test_metadata_check import EVERY, _copy, _rewrite_base, table, wrong_min  # noqa: F401
 
 
 def _call(spark, sql):
@@ -13,11 +11,6 @@ def _call(spark, sql):
 
 def test_the_differences_as_rows_then_repaired(spark, table, tmp_path):  # noqa: F811
     path = _copy(table, tmp_path)
-
-    def wrong_min(rec: MetadataRecord):
-        if rec.stats is not None and rec.stats.column_name == "price" and rec.stats.min_value is not None:
-            rec.stats.min_value = Wrapped(rec.stats.min_value.wrapper, -1000.0)
-        return rec
     _rewrite_base(path, "column_stats", wrong_min)
     columns, rows = _call(spark, f"CALL validate_metadata_table(path => '{path}', partition => 'column_stats')")
     assert columns == ["partition", "location", "difference", "metadata_value", "data_value"]
