@@ -8,3 +8,14 @@ class MetadataRecordError(HudiError, ValueError):
 
 class MetadataTableError(HudiError, RuntimeError):
     """An operation on the metadata table that cannot be done in its current state."""
+
+
+class MetadataDamagedError(MetadataTableError):
+    """A file of the metadata table a completed instant wrote does not read: the partition must be built again."""
+
+
+def damaged(mdt_path: str, partition: str, name: str, problem: object) -> MetadataDamagedError:
+    """The error naming the damaged file and the repair (the same words as the connector's MetadataDamage)."""
+    base = mdt_path.rsplit("/.hoodie/metadata", 1)[0]
+    return MetadataDamagedError(f"metadata table partition '{partition}' is damaged: {name} ({problem}); repair it "
+                                f"with: pyhudi metadata repair {base} --partition {partition}")

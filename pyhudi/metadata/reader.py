@@ -12,6 +12,7 @@ from pyhudi import log as lf
 from pyhudi.hfile.reader import lookup
 from pyhudi.metadata.base_cache import BASE_RECORDS
 from pyhudi.metadata.codec import decode_record
+from pyhudi.metadata.errors import damaged
 from pyhudi.metadata.keys import (
     ALL_PARTITIONS_KEY,
     FILE_ID_PREFIX,
@@ -50,7 +51,10 @@ def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool
     path = f"{state.mdt_path}/{part}/{name}"
     known = BASE_RECORDS.file(state.identity(part, name))
     if keys is None and not known.complete:
-        contents = hfile.parse_hfile(state.storage.read(path), path)
+        try:
+            contents = hfile.parse_hfile(state.storage.read(path), path)
+        except hfile.HFileFormatError as e:
+            raise damaged(state.mdt_path, part, name, e) from None
         decoded, every = _decode_cells(contents, want)
         known.records.update(decoded)
         known.complete = every
@@ -58,8 +62,11 @@ def _read_base(state: MdtState, part: str, name: str, want: Callable[[str], bool
             known.raw.clear()
         BASE_RECORDS.trim()
     elif keys is not None and (missing := known.missing(keys)):
-        found = lookup(lambda offset, length: state.storage.read_range(path, offset, length),
-                       state.size(part, name), [k.encode("utf-8") for k in missing], whole_blocks=True)
+        try:
+            found = lookup(lambda offset, length: state.storage.read_range(path, offset, length),
+                           state.size(part, name), [k.encode("utf-8") for k in missing], whole_blocks=True)
+        except hfile.HFileFormatError as e:
+            raise damaged(state.mdt_path, part, name, e) from None
         _keep_blocks(known, found)
         known.records.update((k, None) for k in missing if k not in known.raw and k not in known.records)
         BASE_RECORDS.trim()
@@ -110,7 +117,10 @@ def _schema(contents) -> str | None:
 def _base_for_rewrite(state: MdtState, part: str, name: str, touched: set[str], read: SliceRead) -> None:
     """Fills `read` from the whole base file: the `touched` keys decoded, the other cells kept as
     they are in `read.untouched` - all decoded when the file was written under another schema."""
-    contents = hfile.parse_hfile(state.storage.read(f"{state.mdt_path}/{part}/{name}"))
+    try:
+        contents = hfile.parse_hfile(state.storage.read(f"{state.mdt_path}/{part}/{name}"), name)
+    except hfile.HFileFormatError as e:
+        raise damaged(state.mdt_path, part, name, e) from None
     schema = _schema(contents)
     keep = read.untouched if schema == schema_text() else None
     for row, value in contents.cells:
@@ -134,7 +144,11 @@ def _valid_blocks(state: MdtState, part: str, logs: list[str], read: SliceRead) 
     """The data and delete blocks of the logs that count, in log order."""
     blocks: list[lf.LogBlock] = []
     for log in logs:
-        for b in lf.read_blocks(state.storage.read(f"{state.mdt_path}/{part}/{log}")):
+        try:  # a completed instant's log file (slices hold no other): any damage is the table's, never a torn write
+            found = lf.read_blocks(state.storage.read(f"{state.mdt_path}/{part}/{log}"), log)
+        except lf.LogFormatError as e:
+            raise damaged(state.mdt_path, part, log, e) from None
+        for b in found:
             read.log_blocks += 1
             if b.is_rollback():
                 read.rollback_blocks += 1

@@ -23,6 +23,7 @@ from pyhudi.config import options as o
 from pyhudi.errors import HudiError
 from pyhudi.faults import crash_point
 from pyhudi.metadata import FILES, MetadataWriter, from_listing
+from pyhudi.metadata.errors import MetadataDamagedError
 from pyhudi.storage import Storage
 from pyhudi.table import instant_metadata as im
 from pyhudi.table import properties, write_stat
@@ -165,7 +166,11 @@ class Writer:
         content.write_partition_metadata(self.storage, self.base, instant, {s.partition for s in stats})
         crash_point("after_partition_metadata")
         commit_schema = avro_schema.to_json(avro_schema.to_writer_style(create_schema))
-        self._commit(timeline, inflight, stats, replaced, commit_schema)
+        try:
+            self._commit(timeline, inflight, stats, replaced, commit_schema)
+        except MetadataDamagedError:
+            rollback(self.storage, self.base, timeline, inflight)  # its files go: the table as it was
+            raise
         self.counts = write_stat.Counts.of(instant, stats)
         log.info(write_stat.summary(self.cfg.operation, self.counts, len(stats), time.monotonic() - started))
         crash_point("after_complete")

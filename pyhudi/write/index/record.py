@@ -16,6 +16,7 @@ from pyhudi.metadata.keys import RECORD_INDEX
 from pyhudi.metadata.layout import completed_partitions
 from pyhudi.write.index import simple
 from pyhudi.write.index.base import Hits, Index, Lookup
+from pyhudi.write.jvm_functions import driver_call
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +38,8 @@ def record_index_hits(spark: SparkSession, path: str, options: dict[str, str], b
     another partition than the batch gives it."""
     keys = batch.column("_hoodie_record_key").to_pylist()
     assert spark._jvm is not None  # a live session has its JVM (SparkSession.__init__ asserts it)
-    found = json.loads(spark._jvm.io.hudimeta.index.RecordIndex.lookupJson(
-        path, {k: str(v) for k, v in options.items()}, json.dumps(sorted(set(keys)))))
+    found = json.loads(driver_call(spark._jvm.io.hudimeta.index.RecordIndex.lookupJson,
+                                   path, {k: str(v) for k, v in options.items()}, json.dumps(sorted(set(keys)))))
     hits = {}
     for k, p in zip(keys, batch.column("_hoodie_partition_path").to_pylist()):
         if k in found:

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hudimeta.metadata.MetadataDamage;
 import io.hudimeta.metadata.MetadataKeys;
 import io.hudimeta.metadata.MetadataRecord;
 import io.hudimeta.metadata.MetadataTable;
@@ -36,7 +37,8 @@ public final class BloomFilters {
    * py4j entry point: JSON {@code {partition: {file name: {"type", "filter" (Base64 text)}}}} of the files of
    * the JSON object {@code filesJson} ({@code {partition: [file name, ...]}}) that the partition holds a live
    * filter of; {@code {}} when the table has no usable {@code bloom_filters} partition or its metadata table
-   * lags behind the data timeline (then a filter may be missing or stale, and every file is read).
+   * lags behind the data timeline (then a filter may be missing or stale, and every file is read), or when
+   * the partition is damaged ({@link MetadataDamage}, warned of).
    */
   public static String filtersJson(String tablePath, Map<String, String> options, String filesJson) {
     Map<String, String[]> wanted = new HashMap<>(); // metadata key -> (partition, file name)
@@ -72,6 +74,13 @@ public final class BloomFilters {
         return out.toString();
       }
       mdt.lookup(MetadataTable.BLOOM_FILTERS, wanted.keySet()).forEach((key, r) -> put(out, wanted.get(key), r));
+    } catch (RuntimeException e) {
+      MetadataDamage damage = MetadataDamage.in(e);
+      if (damage == null) {
+        throw e;
+      }
+      damage.report("Not using the bloom filters of " + base + "'s metadata table (every file is read)");
+      return "{}";
     }
     return out.toString();
   }

@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * length that disagrees with the leading one, fields that do not fill the declared length) is
  * skipped with a warning and reading resumes at the next {@code #HUDI#} magic, as Hudi's reader
  * does. Unlike Hudi, a block whose own framing checks out is kept even when garbage follows it:
- * the two length fields already prove it complete.
+ * the two length fields already prove it complete. {@link #scan} skips the same ranges but reports them
+ * instead of logging, for a reader that judges a torn range by the instant that wrote it (the metadata
+ * table's: a torn block of a completed instant is damage there, never skipped).
  */
 public final class LogFileReader {
 
@@ -35,17 +37,9 @@ public final class LogFileReader {
 
   private LogFileReader() {}
 
-  /** The intact blocks of the log file at {@code path}, in file order. */
+  /** The intact blocks of the log file at {@code path}, in file order (torn ranges skipped with a warning). */
   public static List<LogBlock> read(FileSystem fs, Path path) throws IOException {
-    long length = fs.getFileStatus(path).getLen();
-    if (length > Integer.MAX_VALUE - 16) {
-      throw new IOException("log file " + path + " is " + length + " bytes; files over 2 GiB are " + "not supported");
-    }
-    byte[] data = new byte[(int) length];
-    try (FSDataInputStream in = fs.open(path)) {
-      in.readFully(0, data);
-    }
-    return read(data, path.toString());
+    return read(bytes(fs, path), path.toString());
   }
 
   /** The intact blocks of a whole log file held in memory. */
@@ -55,7 +49,38 @@ public final class LogFileReader {
 
   /** As {@link #read(byte[])}; {@code source} names the file in messages. */
   public static List<LogBlock> read(byte[] data, String source) {
+    Contents contents = scan(data, source);
+    for (Skipped s : contents.skipped()) {
+      LOG.warn("Skipping {} bytes at offset {} of log file {}: {}", s.length(), s.offset(), source, s.problem());
+    }
+    return contents.blocks();
+  }
+
+  /**
+   * The intact blocks of the log file at {@code path} and the byte ranges skipped between them, nothing
+   * logged: for a caller that judges a torn range itself (the metadata table's reader, for which a torn
+   * block of a completed instant is damage, not a torn write).
+   */
+  public static Contents scan(FileSystem fs, Path path) throws IOException {
+    return scan(bytes(fs, path), path.toString());
+  }
+
+  private static byte[] bytes(FileSystem fs, Path path) throws IOException {
+    long length = fs.getFileStatus(path).getLen();
+    if (length > Integer.MAX_VALUE - 16) {
+      throw new IOException("log file " + path + " is " + length + " bytes; files over 2 GiB are " + "not supported");
+    }
+    byte[] data = new byte[(int) length];
+    try (FSDataInputStream in = fs.open(path)) {
+      in.readFully(0, data);
+    }
+    return data;
+  }
+
+  /** {@link #scan(FileSystem, Path)} of a whole log file held in memory; {@code source} names it in messages. */
+  public static Contents scan(byte[] data, String source) {
     List<LogBlock> blocks = new ArrayList<>();
+    List<Skipped> skipped = new ArrayList<>();
     int pos = 0;
     while (pos < data.length) {
       String problem;
@@ -73,10 +98,62 @@ public final class LogFileReader {
       }
       int next = indexOfMagic(data, pos + 1);
       int resume = next < 0 ? data.length : next;
-      LOG.warn("Skipping {} bytes at offset {} of log file {}: {}", resume - pos, pos, source, problem);
+      skipped.add(new Skipped(pos, resume - pos, problem, tornHeader(data, pos)));
       pos = resume;
     }
-    return blocks;
+    return new Contents(List.copyOf(blocks), List.copyOf(skipped));
+  }
+
+  /** What {@link #scan} found in a log file: its intact blocks and the ranges skipped, both in file order. */
+  public record Contents(List<LogBlock> blocks, List<Skipped> skipped) {}
+
+  /**
+   * A byte range that is not a complete block.
+   *
+   * @param header the header entries of the block it starts with, by raw key id, when that header can be
+   *     read whole (magic, version 1, an entry count and entries within the file); null otherwise
+   */
+  public record Skipped(long offset, long length, String problem, Map<Integer, String> header) {
+    /** The header value for {@code key} when the header could be read, else null. */
+    public String header(HeaderKey key) {
+      return header == null ? null : header.get(key.ordinal());
+    }
+  }
+
+  /**
+   * The header of a block whose magic is at {@code pos}, read without trusting the block length (the
+   * block may be cut off after it), or null when it does not lie whole within the file.
+   */
+  private static Map<Integer, String> tornHeader(byte[] data, int pos) {
+    if (!magicAt(data, pos)) {
+      return null;
+    }
+    ByteBuffer buf = ByteBuffer.wrap(data);
+    int at = pos + MAGIC.length + 8;
+    if (at + 12 > data.length || buf.getInt(at) != LOG_FORMAT_VERSION) {
+      return null;
+    }
+    at += 8; // version, type
+    int count = buf.getInt(at);
+    at += 4;
+    if (count < 0 || count > (data.length - at) / 8) {
+      return null;
+    }
+    Map<Integer, String> header = new HashMap<>();
+    for (int i = 0; i < count; i++) {
+      if (at + 8 > data.length) {
+        return null;
+      }
+      int key = buf.getInt(at);
+      int length = buf.getInt(at + 4);
+      at += 8;
+      if (length < 0 || length > data.length - at) {
+        return null;
+      }
+      header.put(key, new String(data, at, length, StandardCharsets.UTF_8));
+      at += length;
+    }
+    return header;
   }
 
   static boolean magicAt(byte[] data, int pos) {

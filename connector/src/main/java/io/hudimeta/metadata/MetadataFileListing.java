@@ -2,6 +2,7 @@ package io.hudimeta.metadata;
 
 import io.hudimeta.table.FileEntry;
 import io.hudimeta.table.FileListing;
+import io.hudimeta.table.StorageListing;
 import io.hudimeta.table.TableConfig;
 import io.hudimeta.table.Timeline;
 import java.io.Closeable;
@@ -16,17 +17,22 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * A {@link FileListing} answered from the metadata table's {@code files} partition, never by
- * listing a data-table directory: partitions from the {@code __all_partitions__} record, files of
+ * A {@link FileListing} answered from the metadata table's {@code files} partition, without listing a
+ * data-table directory (unless that partition turns out damaged, below): partitions from the {@code __all_partitions__} record, files of
  * the requested partitions by one batched key lookup. A non-partitioned table's partition is
  * {@code "."} in the metadata table and {@code ""} here.
  *
- * <p>Callers should check {@link #inSync()} first and list storage when it is false.
+ * <p>Callers should check {@link #inSync()} first and list storage when it is false. A {@code files} file
+ * found damaged only now, past {@link MetadataTable#open} (a data block of an HFile failing its checksum),
+ * makes this listing list storage from then on, with one warning ({@link MetadataDamage}): never a listing
+ * that lacks the damaged file's records.
  */
 public final class MetadataFileListing implements FileListing, Closeable {
 
   private final MetadataTable mdt;
   private List<String> partitions;
+  /** Storage, once the {@code files} partition turned out damaged; null before. */
+  private FileListing storage;
 
   public MetadataFileListing(MetadataTable mdt) {
     this.mdt = mdt;
@@ -73,7 +79,11 @@ public final class MetadataFileListing implements FileListing, Closeable {
   public synchronized List<String> partitions() {
     if (partitions == null) {
       List<String> out = new ArrayList<>();
-      MetadataRecord all = mdt.lookup(MetadataTable.FILES, MetadataKeys.ALL_PARTITIONS_KEY);
+      Map<String, MetadataRecord> found = lookup(List.of(MetadataKeys.ALL_PARTITIONS_KEY));
+      if (found == null) {
+        return storage.partitions();
+      }
+      MetadataRecord all = found.get(MetadataKeys.ALL_PARTITIONS_KEY);
       if (all != null) {
         for (String id : all.liveFiles().keySet()) {
           out.add(MetadataKeys.partitionPath(id));
@@ -86,12 +96,15 @@ public final class MetadataFileListing implements FileListing, Closeable {
   }
 
   @Override
-  public Map<String, List<FileEntry>> files(Collection<String> partitionPaths) {
+  public synchronized Map<String, List<FileEntry>> files(Collection<String> partitionPaths) {
     Map<String, String> byId = new LinkedHashMap<>();
     for (String p : partitionPaths) {
       byId.put(MetadataKeys.partitionId(p), p);
     }
-    Map<String, MetadataRecord> records = mdt.lookup(MetadataTable.FILES, byId.keySet());
+    Map<String, MetadataRecord> records = lookup(byId.keySet());
+    if (records == null) {
+      return storage.files(partitionPaths);
+    }
     Map<String, List<FileEntry>> out = new LinkedHashMap<>();
     byId.forEach((id, partition) -> {
       List<FileEntry> entries = new ArrayList<>();
@@ -102,6 +115,27 @@ public final class MetadataFileListing implements FileListing, Closeable {
       out.put(partition, Collections.unmodifiableList(entries));
     });
     return out;
+  }
+
+  /**
+   * The {@code files} records of these keys; null once the partition turned out damaged, then storage is
+   * listed from now on (other failures are rethrown).
+   */
+  private Map<String, MetadataRecord> lookup(Collection<String> keys) {
+    if (storage != null) {
+      return null;
+    }
+    try {
+      return mdt.lookup(MetadataTable.FILES, keys);
+    } catch (RuntimeException e) {
+      MetadataDamage damage = MetadataDamage.in(e);
+      if (damage == null) {
+        throw e;
+      }
+      damage.report("Listing storage for " + mdt.dataBasePath() + " instead of its metadata table");
+      storage = StorageListing.lazy(mdt.fileSystem(), mdt.dataBasePath());
+      return null;
+    }
   }
 
   /** Every partition with its files. */

@@ -13,9 +13,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -25,8 +23,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.fs.FileStatus;
@@ -59,6 +55,12 @@ import org.slf4j.LoggerFactory;
  * replace the earlier blocks of the instants they list. Rollback command blocks drop the earlier blocks of
  * their target instant.
  *
+ * <p>A file readers cannot use - a base HFile that does not open, a log file that does not parse, a torn
+ * block in the log of an instant that counts - is damage: the read fails with a {@code CorruptTableException}
+ * caused by {@link MetadataDamage} naming the file and the repair, and {@link #open} (which reads every slice
+ * of {@code files}) gives no table, so readers list storage. A torn block of an instant that does not count is
+ * a torn write and is skipped ({@link SliceBlocks}).
+ *
  * <p>A slice is opened ({@link SliceReader}) the first time a read needs it: a keyed lookup of
  * {@code record_index} opens only the file groups its keys hash to. Instances keep the opened HFiles and
  * decoded log blocks; close them with {@link #close()}. Methods are synchronized: one instance may be
@@ -75,7 +77,6 @@ public final class MetadataTable implements Closeable {
   public static final String BLOOM_FILTERS = "bloom_filters";
   /** Prefix of the MDT's partition-initialisation instants (Hudi's SOLO_COMMIT_TIMESTAMP). */
   static final String INIT_INSTANT_PREFIX = "00000000000000";
-  private static final Pattern INDEXED_FILE_ID = Pattern.compile("(.*?)(\\d{4})-\\d+");
 
   private final FileSystem fs;
   private final Path dataBasePath;
@@ -156,7 +157,12 @@ public final class MetadataTable implements Closeable {
         e.getMessage()
       );
     } catch (RuntimeException e) {
-      LOG.warn("Not using the metadata table at {}: it cannot be read", mdtPath, e);
+      MetadataDamage damage = MetadataDamage.in(e);
+      if (damage != null) {
+        damage.report("Not using the metadata table of " + dataBasePath + " (listing storage instead)");
+      } else {
+        LOG.warn("Not using the metadata table at {}: it cannot be read", mdtPath, e);
+      }
     }
     if (table != null) {
       table.close();
@@ -410,7 +416,7 @@ public final class MetadataTable implements Closeable {
   private SliceReader opened(PartitionReader p, int position) {
     SliceReader s = p.opened[position];
     if (s == null) {
-      s = SliceReader.openChecked(fs, p.dir, p.slices.get(position), this::isValidBlock, decoders);
+      s = SliceReader.openChecked(fs, p.dir, p.slices.get(position), this::isValidBlock, logNamesWriter(), decoders);
       p.opened[position] = s;
     }
     return s;
@@ -430,7 +436,12 @@ public final class MetadataTable implements Closeable {
     } else {
       slices.addAll(p.slices);
     }
-    return new PartitionSlices(p.dir, slices, p.byIndex != null && !slices.isEmpty(), validity());
+    return new PartitionSlices(p.dir, slices, p.byIndex != null && !slices.isEmpty(), validity(), logNamesWriter());
+  }
+
+  /** Whether a log file's name gives the instant that wrote it (timeline layout 2), not its slice's base instant. */
+  private boolean logNamesWriter() {
+    return config.timelineLayoutVersion() >= 2;
   }
 
   /** {@link #isValidBlock} fixed now, for every instant either timeline knows or a rollback names. */
@@ -463,57 +474,5 @@ public final class MetadataTable implements Closeable {
   @Override
   public String toString() {
     return "MetadataTable(" + path + ")";
-  }
-
-  // ---- per-partition state ----
-
-  private static final class PartitionReader {
-
-    final String name;
-    final Path dir;
-    final List<FileSlice> slices;
-    /** Slices opened so far, by position in {@link #slices}. */
-    final SliceReader[] opened;
-    /** Positions in {@link #slices} by file-group index when keys route by hash (record_index), else null. */
-    final int[] byIndex;
-
-    PartitionReader(String name, Path dir, List<FileSlice> slices) {
-      this.name = name;
-      this.dir = dir;
-      this.slices = Collections.unmodifiableList(slices);
-      this.opened = new SliceReader[slices.size()];
-      this.byIndex = name.equals(RECORD_INDEX) ? indexPositions(slices) : null;
-    }
-
-    private static int[] indexPositions(List<FileSlice> slices) {
-      int[] out = new int[slices.size()];
-      Arrays.fill(out, -1);
-      for (int position = 0; position < slices.size(); position++) {
-        Matcher m = INDEXED_FILE_ID.matcher(slices.get(position).fileId());
-        if (!m.matches()) {
-          return null;
-        }
-        int index = Integer.parseInt(m.group(2));
-        if (index >= out.length || out[index] >= 0) {
-          return null;
-        }
-        out[index] = position;
-      }
-      return out;
-    }
-
-    /** Keys by the position of the slice that may hold them: one by hash when routable, else all. */
-    Map<Integer, List<String>> route(Collection<String> keys) {
-      boolean routable = byIndex != null && byIndex.length > 0;
-      return PartitionSlices.route(keys, slices.size(), routable ? index -> byIndex[index] : null);
-    }
-
-    void close() {
-      for (SliceReader s : opened) {
-        if (s != null) {
-          s.close();
-        }
-      }
-    }
   }
 }

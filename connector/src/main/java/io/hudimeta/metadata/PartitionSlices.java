@@ -28,12 +28,20 @@ public final class PartitionSlices implements Serializable {
   private final List<FileSlice> slices;
   private final boolean routesByHash;
   private final InstantValidity validity;
+  private final boolean logNamesWriter;
 
-  PartitionSlices(Path dir, List<FileSlice> slices, boolean routesByHash, InstantValidity validity) {
+  PartitionSlices(
+    Path dir,
+    List<FileSlice> slices,
+    boolean routesByHash,
+    InstantValidity validity,
+    boolean logNamesWriter
+  ) {
     this.dir = dir.toString();
     this.slices = List.copyOf(slices);
     this.routesByHash = routesByHash;
     this.validity = validity;
+    this.logNamesWriter = logNamesWriter;
   }
 
   /** The MDT partition directory. */
@@ -112,7 +120,9 @@ public final class PartitionSlices implements Serializable {
 
   /** Opens the slice at {@code position} (its base HFile and usable log blocks); decoders are its own. */
   public Reader open(FileSystem fs, int position) {
-    return new Reader(SliceReader.openChecked(fs, dir(), slices.get(position), validity, new HashMap<>()));
+    return new Reader(
+      SliceReader.openChecked(fs, dir(), slices.get(position), validity, logNamesWriter, new HashMap<>())
+    );
   }
 
   /** One opened slice; not thread-safe. */

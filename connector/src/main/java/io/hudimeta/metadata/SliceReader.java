@@ -1,27 +1,20 @@
 package io.hudimeta.metadata;
 
-import io.hudimeta.avro.AvroSchemas;
 import io.hudimeta.hfile.Cell;
 import io.hudimeta.hfile.CorruptHFileException;
 import io.hudimeta.hfile.HFileReader;
-import io.hudimeta.log.DeleteRecord;
-import io.hudimeta.log.HeaderKey;
-import io.hudimeta.log.LogBlock;
-import io.hudimeta.log.LogBlockType;
-import io.hudimeta.log.LogFileReader;
+import io.hudimeta.metadata.SliceBlocks.Block;
 import io.hudimeta.table.CorruptTableException;
 import io.hudimeta.table.FileSlice;
 import io.hudimeta.table.HudiTableException;
-import io.hudimeta.table.LogFile;
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +32,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One opened file slice of a metadata-table partition: the base HFile, then the usable log blocks
  * (rollbacks and log compactions applied) in log-file order. The one place that reads MDT file
- * slices, on the driver ({@link MetadataTable}) and on executors ({@link PartitionSlices}) alike.
+ * slices, on the driver ({@link MetadataTable}) and on executors ({@link PartitionSlices}) alike. A
+ * file that turns out damaged, when opened or later read, fails the read with a {@link
+ * CorruptTableException} caused by {@link MetadataDamage} that names it ({@link SliceBlocks} says which
+ * torn blocks are damage).
  */
 final class SliceReader implements Closeable {
 
@@ -51,19 +47,13 @@ final class SliceReader implements Closeable {
     boolean isValid(String instant, boolean logCompacted);
   }
 
-  /** One usable log block: an HFile data block (hfile + decoder) or a delete block (deletes). */
-  private record Block(
-    String instant,
-    HFileReader hfile,
-    GenericDatumReader<GenericRecord> decoder,
-    Set<String> deletes,
-    String source
-  ) {}
-
   final FileSlice slice;
+  private final Path dir;
   private final HFileReader base;
   private final GenericDatumReader<GenericRecord> baseDecoder;
   private final List<Block> blocks;
+  /** The file a read is in, for naming it when it turns out damaged. */
+  private String reading;
   /** Reused by every decode: a slice is read by one thread at a time. */
   private BinaryDecoder binary;
   /** The decoders of one field of each writer schema, for {@link #visitKeys}, and the record each decoded into last. */
@@ -72,27 +62,32 @@ final class SliceReader implements Closeable {
 
   private SliceReader(
     FileSlice slice,
+    Path dir,
     HFileReader base,
     GenericDatumReader<GenericRecord> baseDecoder,
     List<Block> blocks
   ) {
     this.slice = slice;
+    this.dir = dir;
     this.base = base;
     this.baseDecoder = baseDecoder;
     this.blocks = blocks;
   }
 
   /**
-   * Opens the slice's base HFile and reads its log files.
+   * Opens the slice's base HFile and reads its log files ({@link SliceBlocks}).
    *
    * @param dir      the MDT partition directory
+   * @param logNamesWriter whether a log file's name gives the instant that wrote it (timeline layout 2)
    * @param decoders Avro decoders by writer schema, shared by the slices of one reader (not thread-safe)
+   * @throws CorruptTableException caused by {@link MetadataDamage} when a file of the slice is damaged
    */
   static SliceReader open(
     FileSystem fs,
     Path dir,
     FileSlice slice,
     BlockRule rule,
+    boolean logNamesWriter,
     Map<String, GenericDatumReader<GenericRecord>> decoders
   ) throws IOException {
     HFileReader base = null;
@@ -101,127 +96,41 @@ final class SliceReader implements Closeable {
     try {
       if (slice.baseFile() != null) {
         Path basePath = new Path(dir, slice.baseFile().name());
-        base = HFileReader.open(fs, basePath);
-        baseDecoder = decoder(decoders, fileInfoSchema(base), basePath.toString());
+        try {
+          base = HFileReader.open(fs, basePath);
+          baseDecoder = SliceBlocks.decoder(decoders, SliceBlocks.fileInfoSchema(base), basePath.toString());
+        } catch (CorruptHFileException | HudiTableException | EOFException e) {
+          // the file-system view holds only base files of completed instants: its records count
+          throw MetadataDamage.corrupt(dir, basePath, e.getMessage(), e);
+        }
       }
-      blocks = readBlocks(fs, dir, slice, rule, decoders);
+      blocks = SliceBlocks.read(fs, dir, slice, rule, logNamesWriter, decoders);
     } catch (IOException | RuntimeException e) {
       if (base != null) {
         base.close();
       }
       throw e;
     }
-    return new SliceReader(slice, base, baseDecoder, blocks);
+    return new SliceReader(slice, dir, base, baseDecoder, blocks);
   }
 
   /**
-   * {@link #open}, failures rethrown unchecked and naming the MDT partition directory: a corrupt HFile
-   * as {@link CorruptTableException}, an I/O error as {@link UncheckedIOException}.
+   * {@link #open}, an I/O failure rethrown as {@link UncheckedIOException} naming the MDT partition directory;
+   * damage as {@link CorruptTableException} (caused by {@link MetadataDamage}).
    */
   static SliceReader openChecked(
     FileSystem fs,
     Path dir,
     FileSlice slice,
     BlockRule rule,
+    boolean logNamesWriter,
     Map<String, GenericDatumReader<GenericRecord>> decoders
   ) {
     try {
-      return open(fs, dir, slice, rule, decoders);
+      return open(fs, dir, slice, rule, logNamesWriter, decoders);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read metadata table partition " + dir + ": " + e.getMessage(), e);
-    } catch (CorruptHFileException e) {
-      // a corrupt HFile names the file; the message adds which MDT partition could not be read
-      throw new CorruptTableException("cannot read metadata table partition " + dir + ": " + e.getMessage(), e);
     }
-  }
-
-  /** The usable blocks of a slice's log files, oldest first, rollbacks and log compactions applied. */
-  private static List<Block> readBlocks(
-    FileSystem fs,
-    Path dir,
-    FileSlice slice,
-    BlockRule rule,
-    Map<String, GenericDatumReader<GenericRecord>> decoders
-  ) throws IOException {
-    List<Block> kept = new ArrayList<>();
-    for (LogFile log : slice.logFiles()) {
-      for (LogBlock block : LogFileReader.read(fs, new Path(dir, log.name()))) {
-        String instant = block.instantTime();
-        switch (block.type()) {
-          case COMMAND -> {
-            if (block.isRollback()) {
-              String target = block.rollbackTargetInstant();
-              kept.removeIf(b -> target.equals(b.instant));
-            } else {
-              LOG.warn("Ignoring unknown command block {}", block);
-            }
-          }
-          case HFILE_DATA, DELETE -> {
-            String compacted = block.header(HeaderKey.COMPACTED_BLOCK_TIMES);
-            if (!rule.isValid(instant, compacted != null)) {
-              LOG.debug("Skipping {}: instant {} is not valid for readers", block, instant);
-              continue;
-            }
-            if (compacted != null) {
-              Set<String> replaced = new HashSet<>(Arrays.asList(compacted.split(",")));
-              kept.removeIf(b -> replaced.contains(b.instant));
-            }
-            kept.add(block.type() == LogBlockType.DELETE ? deleteBlock(block) : dataBlock(block, decoders));
-          }
-          case CORRUPT -> LOG.warn("Skipping corrupt block {}", block);
-          default -> throw new HudiTableException(
-            "unexpected " +
-              block.type() +
-              " block in metadata table log " +
-              block.source() +
-              " (metadata tables hold only HFile data, delete and command blocks)"
-          );
-        }
-      }
-    }
-    return kept;
-  }
-
-  private static Block dataBlock(LogBlock block, Map<String, GenericDatumReader<GenericRecord>> decoders)
-    throws IOException {
-    HFileReader hfile = HFileReader.fromBytes(block.hfileContent(), block.toString());
-    String schema = block.header(HeaderKey.SCHEMA);
-    if (schema == null) {
-      schema = fileInfoSchema(hfile);
-    }
-    return new Block(block.instantTime(), hfile, decoder(decoders, schema, block.toString()), null, block.toString());
-  }
-
-  private static Block deleteBlock(LogBlock block) {
-    Set<String> keys = new HashSet<>();
-    for (DeleteRecord d : block.deleteRecords()) {
-      if (d.recordKey() != null) {
-        keys.add(d.recordKey());
-      }
-    }
-    return new Block(block.instantTime(), null, null, keys, block.toString());
-  }
-
-  private static String fileInfoSchema(HFileReader reader) {
-    byte[] schema = reader.fileInfo().get("schema");
-    if (schema == null) {
-      throw new HudiTableException(reader + " has no 'schema' in its file info");
-    }
-    return new String(schema, StandardCharsets.UTF_8);
-  }
-
-  private static GenericDatumReader<GenericRecord> decoder(
-    Map<String, GenericDatumReader<GenericRecord>> decoders,
-    String schemaJson,
-    String where
-  ) {
-    if (schemaJson == null) {
-      throw new HudiTableException(where + " carries no writer schema");
-    }
-    return decoders.computeIfAbsent(schemaJson, json -> {
-      Schema schema = AvroSchemas.parse(json);
-      return new GenericDatumReader<>(schema);
-    });
   }
 
   /** {@code where} names the record's file in an error (stringified only then: decoding runs per key). */
@@ -298,19 +207,21 @@ final class SliceReader implements Closeable {
   void visitKeys(byte[][] sorted, String field, KeyVisitor visitor) {
     try {
       if (base != null) {
+        reading = baseName();
         visitFile(base, baseDecoder, base, sorted, field, visitor);
       }
       for (Block b : blocks) {
-        if (b.deletes != null) {
-          visitDeletes(b.deletes, sorted, visitor);
+        reading = b.file();
+        if (b.deletes() != null) {
+          visitDeletes(b.deletes(), sorted, visitor);
         } else {
-          visitFile(b.hfile, b.decoder, b.source, sorted, field, visitor);
+          visitFile(b.hfile(), b.decoder(), b.source(), sorted, field, visitor);
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(failure(e), e);
-    } catch (CorruptHFileException e) {
-      throw new CorruptTableException(failure(e), e);
+    } catch (CorruptHFileException | HudiTableException e) {
+      throw damaged(e);
     }
   }
 
@@ -379,27 +290,29 @@ final class SliceReader implements Closeable {
   void collectPrefixes(List<String> prefixes, Map<String, MetadataRecord> merged) {
     try {
       if (base != null) {
+        reading = baseName();
         for (Cell c : base.scanPrefixes(prefixes)) {
           apply(merged, decode(c, baseDecoder, base));
         }
       }
       for (Block b : blocks) {
-        if (b.deletes != null) {
-          for (String key : b.deletes) {
+        reading = b.file();
+        if (b.deletes() != null) {
+          for (String key : b.deletes()) {
             if (startsWithAny(key, prefixes)) {
               merged.put(key, MetadataRecord.deletion(key));
             }
           }
         } else {
-          for (Cell c : b.hfile.scanPrefixes(prefixes)) {
-            apply(merged, decode(c, b.decoder, b.source));
+          for (Cell c : b.hfile().scanPrefixes(prefixes)) {
+            apply(merged, decode(c, b.decoder(), b.source()));
           }
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(failure(e), e);
-    } catch (CorruptHFileException e) {
-      throw new CorruptTableException(failure(e), e);
+    } catch (CorruptHFileException | HudiTableException e) {
+      throw damaged(e);
     }
   }
 
@@ -414,6 +327,15 @@ final class SliceReader implements Closeable {
 
   private String failure(Exception e) {
     return "cannot read metadata file slice " + slice.fileId() + ": " + e.getMessage();
+  }
+
+  /** A read of {@link #reading} failed on its bytes: damage (already so when the visitor's own read was). */
+  private RuntimeException damaged(RuntimeException e) {
+    return MetadataDamage.in(e) != null ? e : MetadataDamage.corrupt(dir, reading, e.getMessage(), e);
+  }
+
+  private String baseName() {
+    return new Path(dir, slice.baseFile().name()).toString();
   }
 
   private static boolean startsWithAny(String key, List<String> prefixes) {

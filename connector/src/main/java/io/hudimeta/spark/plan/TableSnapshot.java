@@ -1,6 +1,7 @@
 package io.hudimeta.spark.plan;
 
 import io.hudimeta.avro.AvroSchemas;
+import io.hudimeta.metadata.MetadataDamage;
 import io.hudimeta.metadata.MetadataTable;
 import io.hudimeta.spark.merge.LogCompactionReader;
 import io.hudimeta.spark.options.ReadOptions;
@@ -9,7 +10,6 @@ import io.hudimeta.spark.pruning.PartitionPruner;
 import io.hudimeta.spark.pruning.PruningStats;
 import io.hudimeta.spark.pruning.RecordIndexPruning;
 import io.hudimeta.table.CleanHorizon;
-import io.hudimeta.table.CompactionOperation;
 import io.hudimeta.table.FileEntry;
 import io.hudimeta.table.FileSlice;
 import io.hudimeta.table.FileSystemView;
@@ -295,8 +295,20 @@ public final class TableSnapshot {
     return timeline.withArchivedInstants(out, queryInstant);
   }
 
-  /** The file slices to read, after partition pruning and data skipping. */
+  /**
+   * The file slices to read, after partition pruning and data skipping. Metadata-table files found damaged
+   * meanwhile (the plan then lists storage or does not prune by them) are warned of once and named at the end
+   * of {@link #planStats}.
+   */
   public List<SliceSplit> plan(Filter[] filters) {
+    try (MetadataDamage.Notes damage = MetadataDamage.Notes.open()) {
+      List<SliceSplit> splits = planScan(filters);
+      planStats += damage.describe();
+      return splits;
+    }
+  }
+
+  private List<SliceSplit> planScan(Filter[] filters) {
     if (options.compactionInstant != null) {
       return planSplits(options.compactionInstant, Instant.COMPACTION);
     }
@@ -377,45 +389,7 @@ public final class TableSnapshot {
 
   /** The slices a pending compaction or clustering plan names, each exactly as planned: base and log files. */
   private List<SliceSplit> planSplits(String instant, String action) {
-    Instant pending = timeline.find(instant);
-    boolean clustering = action.equals("clustering");
-    List<CompactionOperation> ops =
-      pending == null || pending.isCompleted()
-        ? List.of()
-        : clustering
-          ? timeline.clusteringPlan(instant)
-          : timeline.compactionPlan(instant, action);
-    if (ops.isEmpty()) {
-      throw new IllegalArgumentException(
-        "hudi-meta: " +
-          instant +
-          " is not a pending " +
-          action +
-          " of " +
-          options.path +
-          "; list pending ones " +
-          "with pyhudi timeline " +
-          options.path
-      );
-    }
-    Set<String> partitions = new TreeSet<>();
-    ops.forEach(op -> partitions.add(op.partitionPath()));
-    Map<String, List<FileEntry>> files = view.files(new ArrayList<>(partitions));
-    List<SliceSplit> out = new ArrayList<>();
-    for (CompactionOperation op : ops) {
-      String prefix = op.partitionPath().isEmpty() ? "" : op.partitionPath() + "/";
-      String base = op.dataFileName() == null ? null : absolute(prefix + op.dataFileName());
-      long size = -1;
-      for (FileEntry f : files.getOrDefault(op.partitionPath(), List.of())) {
-        size = f.name().equals(op.dataFileName()) ? f.size() : size;
-      }
-      String[] logs = op
-        .deltaFileNames()
-        .stream()
-        .map(n -> absolute(prefix + n))
-        .toArray(String[]::new);
-      out.add(new SliceSplit(op.partitionPath(), op.fileId(), base, size, logs));
-    }
+    List<SliceSplit> out = PendingPlans.splits(timeline, view, options.path, instant, action, this::absolute);
     planStats = action + "=" + instant + " fileSlices=" + out.size() + " files=" + fileCount(out);
     return out;
   }

@@ -1,6 +1,7 @@
 package io.hudimeta.spark.pruning;
 
 import io.hudimeta.metadata.ColumnStat;
+import io.hudimeta.metadata.MetadataDamage;
 import io.hudimeta.metadata.MetadataTable;
 import io.hudimeta.spark.options.ReadOptions;
 import io.hudimeta.table.TableConfig;
@@ -19,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * Data skipping from the metadata table's statistics: drops data partitions whose
  * {@code partition_stats} and file slices whose files' {@code column_stats} prove that no row can
  * satisfy the pushed filters. Anything the statistics cannot decide (no stats, an unknown column,
- * a type or value it cannot place) keeps the partition or slice: Spark re-applies every filter.
+ * a type or value it cannot place) keeps the partition or slice: Spark re-applies every filter. A
+ * statistics partition found damaged ({@link MetadataDamage}) prunes nothing for the rest of the plan.
  *
  * <p>A filter is judged per file (or partition) by {@link StatsEvaluator}: may some row make it TRUE,
  * and may some row make it FALSE.
@@ -39,7 +41,10 @@ public final class DataSkipping {
   private final Set<String> columns;
   private final boolean usePartitionStats;
   private final boolean wholeRecordMerges;
-  private final String mode;
+  private String mode;
+  /** The statistics partitions found damaged in this plan: their pruning is off for the rest of it. */
+  private boolean partitionStatsDamaged;
+  private boolean columnStatsDamaged;
 
   private DataSkipping(
     MetadataTable mdt,
@@ -98,7 +103,10 @@ public final class DataSkipping {
     return new DataSkipping(null, schema, new Filter[0], Set.of(), false, true, why);
   }
 
-  /** How skipping applies, for the scan's description ("off(...)" when it does not). */
+  /**
+   * How skipping applies, for the scan's description ("off(...)" when it does not; "off(damaged-column_stats)",
+   * "column_stats+off(damaged-partition_stats)"... when a statistics partition was found damaged).
+   */
   public String mode() {
     return mode;
   }
@@ -109,14 +117,23 @@ public final class DataSkipping {
 
   /** The partitions whose partition_stats do not rule the filters out, in their order. */
   public List<String> prunePartitions(List<String> partitions) {
-    if (!active() || !usePartitionStats || partitions.isEmpty()) {
+    if (!active() || !usePartitionStats || partitionStatsDamaged || partitions.isEmpty()) {
       return partitions;
     }
     Map<String, Map<String, ColumnStat>> stats;
     try {
       stats = mdt.partitionStats(partitions, columns);
     } catch (RuntimeException e) {
-      LOG.warn("Not pruning partitions of {}: partition_stats cannot be read", mdt.dataBasePath(), e);
+      MetadataDamage damage = MetadataDamage.in(e);
+      if (damage == null) {
+        LOG.warn("Not pruning partitions of {}: partition_stats cannot be read", mdt.dataBasePath(), e);
+      } else {
+        damage.report("Not pruning partitions of " + mdt.dataBasePath() + " by partition_stats in this query");
+        partitionStatsDamaged = true;
+        mode = columnStatsDamaged
+          ? "off(damaged-column_stats+partition_stats)"
+          : "column_stats+off(damaged-partition_stats)";
+      }
       return partitions;
     }
     List<String> kept = new ArrayList<>();
@@ -131,7 +148,7 @@ public final class DataSkipping {
 
   /** The splits of which some file may hold a matching row (per column_stats), in their order. */
   public <S extends PrunableSlice> List<S> pruneSlices(List<S> splits) {
-    if (!active() || splits.isEmpty()) {
+    if (!active() || columnStatsDamaged || splits.isEmpty()) {
       return splits;
     }
     Map<String, List<S>> byPartition = new LinkedHashMap<>();
@@ -144,6 +161,17 @@ public final class DataSkipping {
       try {
         stats = mdt.columnStats(e.getKey(), columns);
       } catch (RuntimeException ex) {
+        MetadataDamage damage = MetadataDamage.in(ex);
+        if (damage != null) {
+          damage.report("Not skipping files of " + mdt.dataBasePath() + " by column_stats in this query");
+          columnStatsDamaged = true;
+          mode = partitionStatsDamaged
+            ? "off(damaged-column_stats+partition_stats)"
+            : usePartitionStats
+              ? "partition_stats+off(damaged-column_stats)"
+              : "off(damaged-column_stats)";
+          return splits; // every candidate kept: no file is judged by a partition that lacks records
+        }
         LOG.warn(
           "Not skipping files of partition '{}' of {}: column_stats cannot be read",
           e.getKey(),

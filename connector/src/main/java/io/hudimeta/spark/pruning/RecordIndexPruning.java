@@ -5,6 +5,7 @@ import io.hudimeta.index.RecordIndex;
 import io.hudimeta.index.RepeatedKeys;
 import io.hudimeta.index.SecondaryIndex;
 import io.hudimeta.index.SecondaryValues;
+import io.hudimeta.metadata.MetadataDamage;
 import io.hudimeta.metadata.MetadataTable;
 import io.hudimeta.spark.options.ReadOptions;
 import io.hudimeta.table.FileGroupId;
@@ -165,9 +166,16 @@ public final class RecordIndexPruning {
       keys = KeyPin.resolve(pin, secondaryKeys());
       groups = fileGroups(keys);
     } catch (RuntimeException e) {
-      LOG.warn("Not pruning by record_index of {}: an index cannot be read", mdt.dataBasePath(), e);
+      MetadataDamage damage = MetadataDamage.in(e);
+      if (damage == null) {
+        LOG.warn("Not pruning by record_index of {}: an index cannot be read", mdt.dataBasePath(), e);
+        outcome = "off(unreadable)";
+      } else {
+        damage.report("Not pruning by " + damage.partition() + " of " + mdt.dataBasePath() + " in this query");
+        outcome = "off(damaged-" + damage.partition() + ")";
+      }
       keys = null;
-      outcome = "off(unreadable)";
+      groups = null;
     }
     return groups;
   }
