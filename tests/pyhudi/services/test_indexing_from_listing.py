@@ -120,8 +120,9 @@ def test_a_write_that_enables_them_builds_them(spark, tmp_path):
     built = _contents(path)
     scratch = _from_scratch(path, tmp_path)[COLUMN_STATS]
     assert {k: built[COLUMN_STATS].get(k) for k in scratch} == scratch
-    # and the write's own log files, whose stats it collected as it wrote them (a listing has none)
-    assert {".log." in s.file_name for k, s in built[COLUMN_STATS].items() if k not in scratch} == {True}
+    # the write's own log files too: it collected their stats as it wrote them, a build from a listing reads
+    # them from the logs' data blocks (as Hudi does), and the two agree
+    assert any(".log." in s.file_name for s in scratch.values()) and set(built[COLUMN_STATS]) == set(scratch)
     for predicate in ("v < 2", "v = 23", "id = 'k0019'"):
         _pruned_read_is_right(t, spark, predicate)
     assert cli(["index", "drop", "--type", "column_stats", path]) == 0  # partition stats need it
