@@ -5,7 +5,6 @@ by git; `PYHUDI_APACHE_HUDI_CACHE` moves it), made once and reused.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import venv
@@ -22,20 +21,15 @@ def cache_dir() -> Path:
 
 def bundle_jar(release: Release) -> Path:
     """The release's Spark bundle, copied out of Maven's local repository into the cache."""
-    group, artifact, version = release.bundle.split(":")
-    jar = cache_dir() / "jars" / f"{artifact}-{version}.jar"
-    if jar.exists():
-        return jar
-    if shutil.which("mvn") is None:
-        raise SystemExit("Maven (mvn) is needed to fetch Apache Hudi's bundle; install it, or place "
-                         f"{jar.name} in {jar.parent}")
-    jar.parent.mkdir(parents=True, exist_ok=True)
-    _run(["mvn", "-q", "-B", "dependency:copy", f"-Dartifact={release.bundle}",
-          f"-DoutputDirectory={jar.parent}", "-Dmdep.overWriteIfNewer=true"],
-         f"fetching {release.bundle}")
-    if not jar.exists():
-        raise SystemExit(f"Maven reported success but {jar} is not there")
-    return jar
+    from pyhudi.build import BuildError, maven_copy
+
+    _, artifact, version = release.bundle.split(":")
+    if not (cache_dir() / "jars" / f"{artifact}-{version}.jar").exists():
+        print(f"apache_hudi: fetching {release.bundle}", file=sys.stderr, flush=True)
+    try:
+        return maven_copy(release.bundle, cache_dir() / "jars", "Apache Hudi's bundle")
+    except BuildError as e:
+        raise SystemExit(f"apache_hudi: {e}") from None
 
 
 def python() -> Path:

@@ -194,6 +194,27 @@ def build_native(force: bool = False, quiet: bool = False) -> Path | None:
     return NATIVE_LIB
 
 
+def maven_copy(artifact: str, out_dir: Path, what: str) -> Path:
+    """`group:artifact:version`'s jar in `out_dir`, copied there by Maven (`dependency:copy`, from the
+    repositories Maven is set up with) on first use: how the tools beside the build (the sbt launcher, Apache
+    Hudi's bundles) get JVM artifacts without committing any. `what` names it in errors."""
+    _, name, version = artifact.split(":")[:3]
+    jar = out_dir / f"{name}-{version}.jar"
+    if jar.exists():
+        return jar
+    if shutil.which("mvn") is None:
+        raise BuildError(f"Maven (mvn) is needed to fetch {what}; install it, or place {jar.name} in {out_dir}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    command = ["mvn", "-q", "-B", "dependency:copy", f"-Dartifact={artifact}", f"-DoutputDirectory={out_dir}",
+               "-Dmdep.overWriteIfNewer=true"]
+    done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=out_dir)
+    if done.returncode != 0 or not jar.exists():
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise BuildError(f"could not fetch {what} ({artifact}) with Maven (exit {done.returncode}; Maven Central, or "
+                         f"the mirror of ~/.m2/settings.xml, must be reachable):\n{tail}")
+    return jar
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Build the hudi-meta connector jar offline with javac, and the "
                                  "native bloom-filter hashing with the C compiler.")

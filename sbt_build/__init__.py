@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -65,21 +64,11 @@ def javac_builder(project: Path = REPOSITORY) -> ModuleType:
 def launcher_jar(version: str | None = None) -> Path:
     """sbt-launch-<version>.jar in the cache, copied out of Maven's local repository on first use."""
     version = version or sbt_version()
-    jar = cache_dir() / "launcher" / f"sbt-launch-{version}.jar"
-    if jar.exists():
-        return jar
-    if shutil.which("mvn") is None:
-        raise SbtError("Maven (mvn) is needed to fetch the sbt launcher; install it, or place "
-                       f"{jar.name} in {jar.parent}")
-    jar.parent.mkdir(parents=True, exist_ok=True)
-    artifact = f"org.scala-sbt:sbt-launch:{version}"
-    done = subprocess.run(["mvn", "-q", "-B", "dependency:copy", f"-Dartifact={artifact}",
-                           f"-DoutputDirectory={jar.parent}", "-Dmdep.overWriteIfNewer=true"],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=jar.parent)
-    if done.returncode != 0 or not jar.exists():
-        raise SbtError(f"could not fetch {artifact} with Maven (exit {done.returncode}; Maven Central, or the "
-                       "mirror of ~/.m2/settings.xml, must be reachable):\n" + _tail(done.stdout + done.stderr))
-    return jar
+    builder = javac_builder()
+    try:
+        return builder.maven_copy(f"org.scala-sbt:sbt-launch:{version}", cache_dir() / "launcher", "the sbt launcher")
+    except builder.BuildError as e:
+        raise SbtError(str(e)) from None
 
 
 def proxy_flags(env: Mapping[str, str] = os.environ) -> list[str]:
