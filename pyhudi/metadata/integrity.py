@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from pyhudi.metadata.state import MdtState
-from pyhudi.table import file_names
 from pyhudi.table import instant_metadata as im
+from pyhudi.table.file_slices import file_id_and_instant
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,6 @@ def damaged(state: MdtState, partitions: Iterable[str]) -> list[Damaged]:
 
 
 def _instant(name: str) -> str:
-    if file_names.is_log(name):
-        return file_names.parse_log(name).instant
-    return file_names.parse_base(name).instant
+    found = file_id_and_instant(name)
+    assert found is not None  # slices hold base and log files only
+    return found[1]

@@ -38,7 +38,6 @@ log = logging.getLogger(__name__)
 EXIT_BITS = {FILES: 1, COLUMN_STATS: 2, PARTITION_STATS: 4, BLOOM_FILTERS: 8, RECORD_INDEX: 16,
              SECONDARY_INDEX_PREFIX: 32}
 RowsOf = Callable[[str], keys.Rows]  # record_index or secondary_index_<name> -> the table's rows for it
-FROM_RECORDS = (RECORD_INDEX, SECONDARY_INDEX_PREFIX)
 
 __all__ = ["Difference", "EXIT_BITS", "ValidationError", "check", "exit_status", "needs_records", "to_check"]
 
@@ -73,34 +72,34 @@ def check(writer: "MetadataWriter", partitions: Iterable[str] | None = None, row
     if listing is None:
         listing = listing_from_storage(writer.storage, writer.base_path, writer.data_timeline())
     on_storage = files.actual_sizes(listing)
-    truth = _file_stats(writer, state, on_storage) if {COLUMN_STATS, PARTITION_STATS} & set(wanted) else {}
+    cols = writer.ctx.columns(state.data) or []
+    truth = _file_stats(writer, on_storage, cols) if {COLUMN_STATS, PARTITION_STATS} & set(wanted) else {}
+    cut = integrity.damaged(state, wanted)  # one read of the instants that wrote the files, for every partition
     out = {}
     for part in wanted:
         out[part] = [Difference(part, d.file, f"shorter than instant {d.instant} wrote it", d.written, d.size)
-                     for d in integrity.damaged(state, [part])]
+                     for d in cut if d.partition == part]
         try:
-            out[part] += _check(writer, state, part, listing, on_storage, truth, rows_of)
+            out[part] += _check(writer, state, part, listing, on_storage, truth, cols, rows_of)
         except (HudiError, OSError, ValueError, IndexError, KeyError) as e:
             log.warning("metadata partition %s of %s cannot be read: %s", part, writer.base_path, e)
             out[part].append(Difference(part, "", "unreadable", f"{type(e).__name__}: {e}", None))
     return out
 
 
-def _file_stats(writer: "MetadataWriter", state: "MdtState", on_storage) -> column_stats.FileStats:
-    cols = writer.ctx.columns(state.data) or []
+def _file_stats(writer: "MetadataWriter", on_storage, cols: list[str]) -> column_stats.FileStats:
     return {p: {n: data_files.column_stats(writer.ctx, p, n, cols) for n in names}
             for p, names in on_storage.items()}
 
 
-def _check(writer: "MetadataWriter", state: "MdtState", part: str, listing, on_storage, truth,
+def _check(writer: "MetadataWriter", state: "MdtState", part: str, listing, on_storage, truth, cols: list[str],
            rows_of: RowsOf | None) -> list[Difference]:
     if part == FILES:
         return files.check(files_listing(state), listing)
     records = read_partition(state, part)
-    if part in (COLUMN_STATS, PARTITION_STATS):
-        cols = writer.ctx.columns(state.data) or []
-        if part == COLUMN_STATS:
-            return column_stats.check_column_stats(records, on_storage, truth, cols)
+    if part == COLUMN_STATS:
+        return column_stats.check_column_stats(records, on_storage, truth, cols)
+    if part == PARTITION_STATS:
         return column_stats.check_partition_stats(records, on_storage, truth, cols, state.data)
     if part == BLOOM_FILTERS:
         return bloom_filters.check(records, on_storage, lambda p, n: data_files.bloom_filter(writer.ctx, p, n))

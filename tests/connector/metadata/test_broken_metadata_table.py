@@ -19,15 +19,9 @@ from pathlib import Path
 import pytest
 from py4j.protocol import Py4JJavaError
 
-from pyhudi.hudi_table import HudiTable
 from pyhudi.log import DeleteRecord, delete_block, encode_block
-from pyhudi.metadata import MetadataWriter
 from pyhudi.metadata.keys import file_group_index
-from pyhudi.metadata.layout import completed_partitions
-from pyhudi.services import indexing
-from pyhudi.storage import Storage
-from pyhudi.table import properties
-from tests.pyhudi.services.test_metadata_check import OPTS, SCHEMA, SI  # the same table as the validator's tests
+from tests.pyhudi.services.test_metadata_check import SCHEMA, SI, compact_metadata, write_table  # the validator's table
 
 PARTITIONS = ["files", "column_stats", "partition_stats", "bloom_filters", "record_index", SI]
 QUERIES = [None, "price > 30", "id = 'k002'", "id = 'k100'", "city = 'oslo'"]
@@ -38,16 +32,8 @@ APPENDER = "broken-mdt-capture"
 @pytest.fixture(scope="module")
 def table(spark, tmp_path_factory) -> str:
     path = str(tmp_path_factory.mktemp("broken_mdt") / "t")
-    rows = [(f"k{i:03d}", 1, ("eu", "us")[i % 2], ("paris", "oslo", None)[i % 3], float(i)) for i in range(40)]
-    t = HudiTable(spark, path, OPTS)
-    t.bulk_insert(spark.createDataFrame(rows, SCHEMA))
-    indexing.create(spark, path, SI, column="city")
-    t.upsert(spark.createDataFrame([(f"k{i:03d}", 2, ("eu", "us")[i % 2], "rome", -float(i)) for i in range(0, 40, 7)],
-                                   SCHEMA))
-    t.delete(spark.createDataFrame([("k001", 3, "us", None, 0.0)], SCHEMA))
-    storage, base = Storage.for_uri(path)
-    props = properties.load(storage, base)
-    assert MetadataWriter(storage, base, props, partitions=completed_partitions(props)).compact()
+    t = write_table(spark, path)
+    compact_metadata(path)
     # one more write after the compaction: every partition gets a log file after its base HFiles
     t.upsert(spark.createDataFrame([("k002", 4, "eu", "oslo", 35.0), ("k100", 4, "us", "oslo", 31.0)], SCHEMA))
     return path

@@ -33,9 +33,8 @@ SI = "secondary_index_city_idx"
 EVERY = ["files", "column_stats", "bloom_filters", "partition_stats", "record_index", SI]
 
 
-@pytest.fixture(scope="module")
-def table(spark, tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("checked") / "t")
+def write_table(spark, path: str) -> HudiTable:
+    """The merge-on-read table of these tests: a bulk insert, the secondary index built, an upsert, a delete."""
     rows = [(f"k{i:03d}", 1, ("eu", "us")[i % 2], ("paris", "oslo", None)[i % 3], float(i)) for i in range(40)]
     t = HudiTable(spark, path, OPTS)
     t.bulk_insert(spark.createDataFrame(rows, SCHEMA))
@@ -43,15 +42,27 @@ def table(spark, tmp_path_factory):
     t.upsert(spark.createDataFrame([(f"k{i:03d}", 2, ("eu", "us")[i % 2], "rome", -float(i)) for i in range(0, 40, 7)],
                                    SCHEMA))
     t.delete(spark.createDataFrame([("k001", 3, "us", None, 0.0)], SCHEMA))
+    return t
+
+
+def compact_metadata(path: str) -> None:
+    """Every partition of the table's metadata table compacted: its records in base HFiles."""
+    storage, base = Storage.for_uri(path)
+    props = properties.load(storage, base)
+    assert MetadataWriter(storage, base, props, partitions=completed_partitions(props)).compact()
+
+
+@pytest.fixture(scope="module")
+def table(spark, tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("checked") / "t")
+    write_table(spark, path)
     return path
 
 
 def _copy(table, tmp_path) -> str:
     """A copy of the table whose metadata table is compacted: every record in the base HFiles."""
     path = str(shutil.copytree(table, tmp_path / "copy"))
-    storage, base = Storage.for_uri(path)
-    props = properties.load(storage, base)
-    assert MetadataWriter(storage, base, props, partitions=completed_partitions(props)).compact()
+    compact_metadata(path)
     return path
 
 
