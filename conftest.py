@@ -29,8 +29,9 @@ def fixture_tables(tmp_path_factory):
 def spark():
     from pyhudi import build, spark_session
 
-    # the test jar (inspectors, conformance runner) sits beside the connector jar spark_session adds
-    session = spark_session(**{"spark.master": "local[2]", "spark.ui.enabled": "false",
+    # the test jar (inspectors, conformance runner) sits beside the connector jar spark_session adds; S3A's
+    # jars too, for the tables of tests/connector/test_s3_tables.py on the S3 server the tests start
+    session = spark_session(s3_tables=True, **{"spark.master": "local[2]", "spark.ui.enabled": "false",
                                "spark.sql.shuffle.partitions": "2",
                                "spark.driver.memory": "2g",
                                "spark.jars": str(build.build_tests(quiet=True))})

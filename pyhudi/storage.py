@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import posixpath
 import struct
-import urllib.parse
 import uuid
 import zlib
 from dataclasses import dataclass
 
 import pyarrow.fs as pafs
 
+from pyhudi import object_store
 from pyhudi.errors import HudiError
 
 HADOOP_CRC_CHUNK = 512  # bytes a checksum of Hadoop's .crc files covers (file.bytes-per-checksum)
@@ -43,18 +43,23 @@ class Entry:
 class Storage:
     """A table's storage: paths are absolute within the file system `fs`."""
 
-    def __init__(self, fs: pafs.FileSystem, local: bool, uri: str | None = None):
+    def __init__(self, fs: pafs.FileSystem, local: bool, uri: str | None = None,
+                 s3: object_store.S3Settings | None = None):
         self.fs = fs
         self.local = local
-        self.uri = uri  # the URI the storage was opened with: S3's conditional PUT needs its settings
+        self.uri = uri  # the URI the storage was opened with, as Spark and the connector take it
+        self.s3 = s3  # how to reach the bucket, on S3: its conditional PUT goes through boto3
 
     @classmethod
     def for_uri(cls, uri: str) -> tuple["Storage", str]:
-        """(storage, path) for a local path or a URI such as s3://bucket/table, hdfs://nn/table."""
+        """(storage, path) for a local path or a URI such as s3a://bucket/table, hdfs://nn/table."""
         if uri.startswith("file:") and not uri.startswith("file://"):
             uri = uri[len("file:"):]  # Hadoop's form of a local path (Spark's catalog locations)
         if "://" not in uri:
             return cls(pafs.LocalFileSystem(), True), os.path.abspath(uri)
+        if uri.split("://", 1)[0].lower() in object_store.SCHEMES:
+            settings, path = object_store.settings_for(uri)
+            return cls(object_store.filesystem(settings), False, uri, settings), path
         fs, path = pafs.FileSystem.from_uri(uri)
         return cls(fs, isinstance(fs, pafs.LocalFileSystem), uri), path
 
@@ -107,8 +112,8 @@ class Storage:
         elif self.fs.type_name == "hdfs":
             self.fs.create_dir(posixpath.dirname(path), recursive=True)
             self._rename_if_absent(path, data)
-        elif self.fs.type_name == "s3":
-            _S3Conditional(self.uri).put_if_absent(path, data)
+        elif self.s3 is not None:
+            self._put_if_absent(path, data)
         else:
             raise StorageError(f"{self.fs.type_name} storage has no atomic create-if-absent, which commits and "
                                "locks rely on; keep the table on local disk, HDFS or S3")
@@ -123,6 +128,15 @@ class Storage:
             raise AlreadyExists(f"{path} already exists") from e
         finally:
             os.unlink(tmp)
+
+    def _put_if_absent(self, path: str, data: bytes) -> None:
+        assert self.s3 is not None
+        try:
+            written = object_store.put_if_absent(self.s3, path, data)
+        except ImportError as e:
+            raise StorageError(str(e)) from e
+        if not written:
+            raise AlreadyExists(f"s3://{path} already exists")
 
     def _rename_if_absent(self, path: str, data: bytes) -> None:
         tmp = posixpath.join(posixpath.dirname(path), f".{posixpath.basename(path)}.{uuid.uuid4().hex}.tmp")
@@ -167,32 +181,3 @@ def _refresh_hadoop_crc(path: str, data: bytes) -> None:
     with open(tmp, "wb") as f:
         f.write(b"crc\x00" + struct.pack(">i", HADOOP_CRC_CHUNK) + sums)
     os.replace(tmp, crc)
-
-
-class _S3Conditional:
-    """S3's create-if-absent: PutObject with `If-None-Match: *` (pyarrow's S3 file system has no
-    conditional write). Endpoint and region come from the table URI's query (endpoint_override,
-    scheme, region, as pyarrow takes them); credentials from the environment, as for pyarrow."""
-
-    def __init__(self, uri: str | None):
-        try:
-            import boto3
-        except ImportError as e:
-            raise StorageError("commits on S3 need boto3 for S3's conditional PUT (If-None-Match), which "
-                               "pyarrow does not offer: pip install boto3") from e
-        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(uri or "").query))
-        endpoint = query.get("endpoint_override")
-        if endpoint and "://" not in endpoint:
-            endpoint = f"{query.get('scheme', 'https')}://{endpoint}"
-        self.client = boto3.client("s3", endpoint_url=endpoint, region_name=query.get("region"))
-
-    def put_if_absent(self, path: str, data: bytes) -> None:
-        bucket, _, key = path.partition("/")
-        try:
-            self.client.put_object(Bucket=bucket, Key=key, Body=data, IfNoneMatch="*")
-        except self.client.exceptions.ClientError as e:
-            code = e.response.get("Error", {}).get("Code")
-            if code in ("PreconditionFailed", "ConditionalRequestConflict") or \
-                    e.response.get("ResponseMetadata", {}).get("HTTPStatusCode") in (409, 412):
-                raise AlreadyExists(f"s3://{path} already exists") from e
-            raise

@@ -184,12 +184,14 @@ def register(spark=None) -> None:
     spark = spark if spark is not None else SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("pyhudi.register: no active SparkSession; pass one: pyhudi.register(spark)")
+    from pyhudi.spark.s3 import map_s3_scheme
     from pyhudi.spark.workers import use_driver_python
 
     clients = _write_clients(spark)
     ensure_callback_server_started(spark.sparkContext._gateway)
     clients.register(_CALLBACK)
     use_driver_python(spark)
+    map_s3_scheme(spark)
 
 
 def unregister(spark=None) -> None:

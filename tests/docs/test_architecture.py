@@ -11,7 +11,7 @@ from tests.docs.graphs import circles
 PACKAGE = PROJECT / "pyhudi"
 # top to bottom: a package imports only packages after it (docs/architecture.md, "Packages")
 ORDER = ["spark", "services", "write", "metadata", "table", "config", "log", "basefile", "hfile", "avro", "storage",
-         "errors"]
+         "object_store", "errors"]
 MAX_LINES = 500
 IMPORT = re.compile(r"^\s*from pyhudi\.(\w+)|^\s*from pyhudi import (\w+)|^\s*import pyhudi\.(\w+)", re.M)
 

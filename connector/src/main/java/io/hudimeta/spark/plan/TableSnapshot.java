@@ -325,7 +325,13 @@ public final class TableSnapshot {
     // a writer's lookups pin partitions: then no listing of every partition (a walk of storage without MDT)
     List<String> all = pinned != null ? new ArrayList<>(new TreeSet<>(pinned)) : view.partitions();
     List<String> byPath = PartitionPruner.prune(config, schema, all, filters);
-    MetadataTable mdt = metadataForSkipping();
+    try (MetadataTable mdt = metadataForSkipping()) {
+      // its open HFiles are closed once the plan is made
+      return planPruned(filters, all, byPath, mdt);
+    }
+  }
+
+  private List<SliceSplit> planPruned(Filter[] filters, List<String> all, List<String> byPath, MetadataTable mdt) {
     boolean latest = options.queryType == ReadOptions.QueryType.SNAPSHOT && queryInstant == null;
     DataSkipping skipping = DataSkipping.of(options.dataSkipping, mdt, config, schema, filters, latest);
     RecordIndexPruning recordIndex = RecordIndexPruning.of(options, mdt, fs, timeline, schema, filters, latest);
@@ -413,7 +419,12 @@ public final class TableSnapshot {
     if (!options.dataSkipping || !options.metadataEnabled) {
       return null;
     }
-    return MetadataTable.open(fs, basePath, config, timeline).filter(MetadataTable::inSync).orElse(null);
+    MetadataTable mdt = MetadataTable.open(fs, basePath, config, timeline).orElse(null);
+    if (mdt != null && !mdt.inSync()) {
+      mdt.close();
+      return null;
+    }
+    return mdt;
   }
 
   /** File groups an incremental query must look at ("partition/fileId"); null = all. */
