@@ -37,3 +37,22 @@ def spark():
                                "spark.jars": str(build.build_tests(quiet=True))})
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """One S3-compatible server (moto's, in a process of its own, with a request log and fault hooks) per run."""
+    from s3_server import S3Server
+
+    with S3Server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def s3_store(spark, s3_server):
+    """The server with its bucket `tables` set up in the shared session: tables at s3a://tables/<name>."""
+    from tests import s3_tables
+
+    s3_server.create_bucket(s3_tables.BUCKET)
+    s3_tables.configure(spark, s3_server.endpoint)
+    return s3_server

@@ -160,6 +160,7 @@ def filesystem(s: S3Settings) -> pafs.S3FileSystem:
         access_key=s.access_key, secret_key=s.secret_key, session_token=s.session_token, anonymous=s.anonymous,
         region=s.region or "us-east-1", scheme=s.scheme, endpoint_override=s.endpoint,
         force_virtual_addressing=bool(s.endpoint) and not s.path_style,
+        allow_delayed_open=True,  # a file is sent when closed: one PutObject for a small one, no multipart upload
         retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=s.attempts + 1))
 
 

@@ -93,7 +93,8 @@ class Storage:
     def write(self, path: str, data: bytes) -> None:
         """Write a whole file, replacing it (readers of the old content see it whole or not at all
         on local disk, where we go through a rename)."""
-        self.fs.create_dir(posixpath.dirname(path), recursive=True)
+        if self.s3 is None:  # an object store has no folders to make: a marker object would cost requests
+            self.fs.create_dir(posixpath.dirname(path), recursive=True)
         if self.local:
             tmp = f"{path}.{uuid.uuid4().hex}.tmp"
             with open(tmp, "wb") as f:
