@@ -102,8 +102,15 @@ class Storage:
             os.replace(tmp, path)
             _refresh_hadoop_crc(path, data)
             return
-        with self.fs.open_output_stream(path) as f:
-            f.write(data)
+        try:
+            with self.fs.open_output_stream(path) as f:
+                f.write(data)
+        except OSError as e:
+            if self.s3 is None:
+                raise
+            raise StorageError(f"could not write s3://{path} after {self.s3.attempts + 1} attempts: {e}; a "
+                               "store that throttles (503 SlowDown) or fails asks for a retry later, or more "
+                               "attempts (fs.s3a.attempts.maximum)") from e
 
     def create_if_absent(self, path: str, data: bytes) -> None:
         """Publish `data` at `path` atomically; AlreadyExists if something is there."""

@@ -62,9 +62,9 @@ def reset(environ: dict) -> ResetConnection:
     return ResetConnection("reset by s3_server")
 
 
-def kill(pid: int) -> None:
+def kill(pid: int, group: bool = False) -> None:
     try:
-        os.kill(pid, signal.SIGKILL)
+        (os.killpg if group else os.kill)(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass  # already gone: the writer died some other way, the request is still not handled
 
@@ -99,7 +99,7 @@ class Harness:
         if rule.action == "drop_response":
             return self._handle_then_reset(request, environ)
         if rule.action == "kill":
-            kill(rule.pid)
+            kill(rule.pid, rule.group)
         self.log.add(request, None, rule.action)  # reset, kill: moto never sees the request
         raise reset(environ)
 

@@ -128,10 +128,11 @@ class S3Server:
 
     def add_fault(self, action: str, op: str | None = None, key: str | None = None, times: int | None = 1,
                   after: int = 0, status: int = 500, code: str | None = None, delay_ms: float = 0,
-                  pid: int | None = None) -> None:
+                  pid: int | None = None, group: bool = False) -> None:
         """Appends a rule (see s3_server.faults); S3ServerError if the server cannot apply it."""
         self._call("POST", "faults", {"action": action, "op": op, "key": key, "times": times, "after": after,
-                                      "status": status, "code": code, "delay_ms": delay_ms, "pid": pid})
+                                      "status": status, "code": code, "delay_ms": delay_ms, "pid": pid,
+                                      "group": group})
 
     def faults(self) -> list[dict]:
         """The rules, each with `seen` (matching requests counted) and `applied` (requests it affected)."""

@@ -31,6 +31,7 @@ class Rule:
     code: str | None = None
     delay_ms: float = 0
     pid: int | None = None
+    group: bool = False  # kill: the whole process group `pid` leads (a writer with its JVM and Python workers)
     seen: int = field(default=0, compare=False)
     applied: int = field(default=0, compare=False)
 
@@ -62,7 +63,7 @@ class Rule:
     def to_json(self) -> dict:
         return {"action": self.action, "op": self.op, "key": self.key, "after": self.after, "times": self.times,
                 "status": self.status, "code": self.code, "delay_ms": self.delay_ms, "pid": self.pid,
-                "seen": self.seen, "applied": self.applied}
+                "group": self.group, "seen": self.seen, "applied": self.applied}
 
 
 def _check_numbers(rule: Rule) -> None:
@@ -78,7 +79,7 @@ def _check_numbers(rule: Rule) -> None:
         raise RuleError("pid is a process id > 0 (0 or less would signal a whole process group)")
 
 
-FIELDS = ("action", "op", "key", "after", "times", "status", "code", "delay_ms", "pid")
+FIELDS = ("action", "op", "key", "after", "times", "status", "code", "delay_ms", "pid", "group")
 
 
 def rule_from_json(data: dict) -> Rule:

@@ -1,5 +1,6 @@
 """s3_server.app, the fault actions as a client sees them: S3 errors, connections reset before or after moto
 handled the request, delays, and a writer killed between two requests."""
+import os
 import signal
 import socket
 import subprocess
@@ -90,6 +91,25 @@ def test_kill_kills_the_writer_before_its_request_is_handled(s3, client, bucket,
         writer.wait()
     assert not exists("killed/a")
     assert s3.requests()[0]["fault"] == "kill"
+
+
+def test_a_group_kill_takes_the_writers_children_too(s3, client, bucket):
+    writer = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; "
+                               "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+                               "print(flush=True); time.sleep(60)"], stdout=subprocess.PIPE, start_new_session=True)
+    try:
+        writer.stdout.readline()  # its child is started
+        s3.add_fault("kill", op="PUT", pid=writer.pid, group=True)
+        with pytest.raises(CONNECTION_ERRORS):
+            client.put_object(Bucket=bucket, Key="killed/b", Body=b"x")
+        assert writer.wait(timeout=30) == -signal.SIGKILL
+        with pytest.raises(ProcessLookupError):
+            for _ in range(300):  # the child, killed too, is reaped by init: its group empties
+                os.killpg(writer.pid, 0)
+                time.sleep(0.1)
+    finally:
+        writer.kill()
+        writer.wait()
 
 
 def test_after_and_times_pick_which_requests_fail(s3, client, bucket):

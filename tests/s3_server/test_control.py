@@ -22,7 +22,7 @@ def test_a_rule_is_appended_and_listed_with_its_counts(s3):
     status, rules = call(s3, "POST", "faults", {"action": "error", "op": "PUT", "status": 503})
     assert status == 200
     assert rules == [{"action": "error", "op": "PUT", "key": None, "after": 0, "times": 1, "status": 503,
-                      "code": "SlowDown", "delay_ms": 0, "pid": None, "seen": 0, "applied": 0}]
+                      "code": "SlowDown", "delay_ms": 0, "pid": None, "group": False, "seen": 0, "applied": 0}]
     assert call(s3, "DELETE", "faults") == (200, [])
 
 
