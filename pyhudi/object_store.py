@@ -191,11 +191,40 @@ def put_if_absent(s: S3Settings, path: str, data: bytes) -> bool:
         c.put_object(Bucket=bucket, Key=key, Body=data, IfNoneMatch="*")
         return True
     except c.exceptions.ClientError as e:
-        meta = e.response.get("ResponseMetadata", {})
-        code = e.response.get("Error", {}).get("Code")
-        if code not in ("PreconditionFailed", "ConditionalRequestConflict") and \
-                meta.get("HTTPStatusCode") not in (409, 412):
+        if not _precondition_failed(e):
             raise
-        if meta.get("RetryAttempts", 0) > 0:
+        if e.response.get("ResponseMetadata", {}).get("RetryAttempts", 0) > 0:
             return c.get_object(Bucket=bucket, Key=key)["Body"].read() == data
         return False
+
+
+def _precondition_failed(e) -> bool:
+    code = e.response.get("Error", {}).get("Code")
+    return code in ("PreconditionFailed", "ConditionalRequestConflict") or \
+        e.response.get("ResponseMetadata", {}).get("HTTPStatusCode") in (409, 412)
+
+
+def read_versioned(s: S3Settings, path: str) -> tuple[bytes, str] | None:
+    """The object's bytes and ETag (what a conditional overwrite names), or None when there is none."""
+    c = client(s)
+    bucket, _, key = path.partition("/")
+    try:
+        got = c.get_object(Bucket=bucket, Key=key)
+    except c.exceptions.NoSuchKey:
+        return None
+    return got["Body"].read(), got["ETag"]
+
+
+def put_if_match(s: S3Settings, path: str, data: bytes, etag: str | None) -> str | None:
+    """Writes `data` if the object is still the version `etag` names (None: if there is no object); the new
+    ETag, or None when another writer got there first (S3 decides atomically: the compare-and-swap RFC-91's lock
+    is built on)."""
+    c = client(s)
+    bucket, _, key = path.partition("/")
+    condition = {"IfMatch": etag} if etag else {"IfNoneMatch": "*"}
+    try:
+        return c.put_object(Bucket=bucket, Key=key, Body=data, **condition)["ETag"]
+    except c.exceptions.ClientError as e:
+        if _precondition_failed(e):
+            return None
+        raise

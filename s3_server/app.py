@@ -77,6 +77,14 @@ class Harness:
         self.latency_ms = latency_ms
         self.faults = Faults()
         self.log = RequestLog()
+        # S3 decides a conditional write atomically; moto checks, then writes: one at a time here makes it so
+        self._conditional = threading.Lock()
+
+    def _app(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") == "PUT" and ("HTTP_IF_MATCH" in environ or "HTTP_IF_NONE_MATCH" in environ):
+            with self._conditional:
+                return list(self.app(environ, start_response))
+        return self.app(environ, start_response)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         if environ.get("PATH_INFO", "").startswith(CONTROL_PREFIX):
@@ -111,7 +119,7 @@ class Harness:
             return start_response(status, headers, exc_info)
 
         try:
-            body = self.app(environ, recording)
+            body = self._app(environ, recording)
         except Exception:
             self.log.add(request, 500, fault)  # werkzeug answers a 500 for a failure inside moto
             raise
@@ -121,7 +129,7 @@ class Harness:
 
     def _handle_then_reset(self, request: S3Request, environ: dict) -> Iterable[bytes]:
         seen: list[int] = []
-        body = self.app(environ, lambda status, headers, exc_info=None: seen.append(int(status.split()[0])))
+        body = self._app(environ, lambda status, headers, exc_info=None: seen.append(int(status.split()[0])))
         try:
             b"".join(body)  # run the response to its end: its effect happens, only the answer is lost
         finally:

@@ -382,12 +382,22 @@ CONCURRENCY_MODE = define("hoodie.write.concurrency.mode", "SINGLE_WRITER",
                            "append to the same file groups without conflicting; the ordering field, then the log "
                            "files' instant order, decides between their records.")
 LOCK_PROVIDER = define("hoodie.write.lock.provider", LOCKS + "FileSystemBasedLockProvider",
-                        choice(same(LOCKS + "FileSystemBasedLockProvider", LOCKS + "InProcessLockProvider"),
+                        choice(same(LOCKS + "FileSystemBasedLockProvider", LOCKS + "InProcessLockProvider",
+                                    LOCKS + "StorageBasedLockProvider"),
                                tuple(LOCKS + n for n in ("ZookeeperBasedLockProvider", "HiveMetastoreBasedLockProvider",
                                                          "DynamoDBBasedLockProvider"))),
                         "The table lock of optimistic concurrency control: a lock file under .hoodie (every "
-                        "process on the table) or a lock of this Python process (its threads). pyhudi's default "
-                        "differs from Hudi's (ZooKeeper, which pyhudi does not have).")
+                        "process on the table), a lock of this Python process (its threads), or Apache Hudi's "
+                        "storage-based lock (RFC-91: .hoodie/.locks/table_lock.json kept with S3's conditional "
+                        "writes, shared with Apache Hudi 1.0.2+ writers; S3 only). pyhudi's default differs from "
+                        "Hudi's (ZooKeeper, which pyhudi does not have).")
+LOCK_STORAGE_VALIDITY = define("hoodie.write.lock.storage.validity.timeout.secs", 300,
+                               number(10, "seconds, at least 10"),
+                               "StorageBasedLockProvider: how long a taken or renewed lock stays valid; a writer "
+                               "that dies holding it blocks the others this long at most.")
+LOCK_STORAGE_RENEW = define("hoodie.write.lock.storage.renew.interval.secs", 30, number(1, "seconds, at least 1"),
+                            "StorageBasedLockProvider: how often the holder renews its lock (Hudi asks for at most "
+                            "a tenth of the validity).")
 LOCK_WAIT_MS = define("hoodie.write.lock.wait_time_ms", 60000, number(1, "milliseconds, at least 1"),
                        "How long a writer waits for the table lock before giving up.")
 LOCK_NUM_RETRIES = define("hoodie.write.lock.num_retries", 15, number(0, "a number of retries"),

@@ -16,7 +16,8 @@ back only pending writes whose heartbeat stopped, never a live writer's.
 
 The table lock (hoodie.write.lock.provider): FileSystemBasedLockProvider is `.hoodie/lock` (on local disk an
 exclusive flock, which dies with its holder; on HDFS and object storage a file made with create-if-absent,
-broken after hoodie.write.lock.filesystem.expire minutes); InProcessLockProvider a lock of this process.
+broken after hoodie.write.lock.filesystem.expire minutes); InProcessLockProvider a lock of this process;
+StorageBasedLockProvider Apache Hudi's lock object on S3 (pyhudi.write.storage_lock).
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from pyhudi.table.rollback import rollback
 from pyhudi.table.timeline import Instant, Timeline
 from pyhudi.write.index.base import Index
 from pyhudi.write.index.bucket import bucket_of
+from pyhudi.write.storage_lock import StorageLock, StorageLockError
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +75,8 @@ class Concurrency:
     expire_s: float | None  # stale lock files are broken after this (None: never)
     heartbeat_s: float
     misses: int
+    lock_validity_s: int = 300  # StorageBasedLockProvider's lease, and how often it is renewed
+    lock_renew_s: int = 30
 
     @classmethod
     def of(cls, options: Mapping[str, str]) -> "Concurrency":
@@ -84,7 +88,8 @@ class Concurrency:
         expire = o.LOCK_FILESYSTEM_EXPIRE.get(options)
         return cls(mode, policy == "LAZY", o.LOCK_PROVIDER.get(options), o.LOCK_WAIT_MS.get(options) / 1000,
                    o.LOCK_NUM_RETRIES.get(options), expire * 60 if expire else None,
-                   o.HEARTBEAT_INTERVAL_MS.get(options) / 1000, o.HEARTBEAT_MISSES.get(options))
+                   o.HEARTBEAT_INTERVAL_MS.get(options) / 1000, o.HEARTBEAT_MISSES.get(options),
+                   o.LOCK_STORAGE_VALIDITY.get(options), o.LOCK_STORAGE_RENEW.get(options))
 
     @property
     def multi_writer(self) -> bool:
@@ -135,6 +140,13 @@ class Concurrency:
                 yield
             finally:
                 lock.release()
+            return
+        if self.provider.endswith("StorageBasedLockProvider"):
+            try:
+                with StorageLock(storage, base, timeout, self.lock_validity_s, self.lock_renew_s):
+                    yield
+            except StorageLockError as e:
+                raise LockTimeoutError(f"{e} ({o.LOCK_WAIT_MS.key} x (1 + {o.LOCK_NUM_RETRIES.key}))") from e
             return
         path = posixpath.join(base, ".hoodie", "lock")
         try:
