@@ -4,6 +4,7 @@ its own, pyhudi.cli.progress)."""
 from __future__ import annotations
 
 import functools
+import sys
 
 from pyhudi.storage import Storage
 from pyhudi.table import properties
@@ -36,7 +37,10 @@ def add_options(parser, example: str) -> None:
 
 def spark():
     from pyhudi import spark_session  # lazily: only the services that rewrite files need Spark
-    return spark_session(**{"spark.ui.showConsoleProgress": "false"})
+
+    # a table on S3 named on the command line: S3A's jars (its settings come from $HADOOP_CONF_DIR/core-site.xml)
+    on_s3 = any(arg.startswith(("s3://", "s3a://")) for arg in sys.argv[1:])
+    return spark_session(s3_tables=on_s3 or None, **{"spark.ui.showConsoleProgress": "false"})
 
 
 def writes(*actions: str):
