@@ -58,7 +58,7 @@ interface ByteSource extends Closeable {
     FileStatus status = fs.getFileStatus(path);
     long length = status.getLen();
     String name = path.toString(); // once: block-cache keys hash it for every block read
-    FSDataInputStream in = fs.open(path);
+    FSDataInputStream in = Opened.withStatus(fs, status);
     return new ByteSource() {
       public long length() {
         return length;

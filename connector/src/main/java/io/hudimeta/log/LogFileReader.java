@@ -1,5 +1,6 @@
 package io.hudimeta.log;
 
+import io.hudimeta.hfile.Opened;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
@@ -66,12 +68,13 @@ public final class LogFileReader {
   }
 
   private static byte[] bytes(FileSystem fs, Path path) throws IOException {
-    long length = fs.getFileStatus(path).getLen();
+    FileStatus status = fs.getFileStatus(path);
+    long length = status.getLen();
     if (length > Integer.MAX_VALUE - 16) {
       throw new IOException("log file " + path + " is " + length + " bytes; files over 2 GiB are " + "not supported");
     }
     byte[] data = new byte[(int) length];
-    try (FSDataInputStream in = fs.open(path)) {
+    try (FSDataInputStream in = Opened.withStatus(fs, status)) {
       in.readFully(0, data);
     }
     return data;
