@@ -111,3 +111,16 @@ def test_a_snapshot_query_lists_no_data_folder_with_the_metadata_table(spark, s3
     off = _snapshot_requests(spark, s3_store, large, **{"hoodie.metadata.enable": "false"})
     data_lists = [r for r in _listed(off) if "/.hoodie/" not in f"/{r['prefix']}/"]
     assert len(data_lists) >= 9  # without the metadata table every partition is listed
+
+
+def test_a_small_upsert_sends_the_same_requests_to_a_table_of_three_times_the_files(spark, s3_store):
+    counts = {}
+    for name, parts in (("upsert-small", 3), ("upsert-large", 9)):
+        path = _s3_path(name)
+        _write(spark, path, _batch(spark, range(parts * 20), 1, parts=parts), "bulk_insert", "COPY_ON_WRITE")
+        keys = [k for k in range(parts * 20) if k % parts == 0][:10]  # ten keys of one partition
+        s3_store.reset_log()
+        _write(spark, path, _batch(spark, keys, 2, parts=parts), "upsert", "COPY_ON_WRITE")
+        counts[name] = s3_store.counts()
+    assert counts["upsert-small"] == counts["upsert-large"], counts
+    assert 0 < sum(counts["upsert-large"].values()) < 400
