@@ -33,3 +33,12 @@ def fingerprint(endpoint: str, prefix: str, bucket: str = BUCKET) -> dict[str, s
             body = s3.get_object(Bucket=bucket, Key=obj["Key"])["Body"].read()
             out[obj["Key"]] = hashlib.sha1(body).hexdigest()
     return out
+
+
+def drop_caches(spark, path: str) -> None:
+    """What a fresh session's first query finds: none of the connector's views or HFile blocks, and a new S3A
+    instance for the bucket (S3A keeps what it read of an object for its streams)."""
+    jvm = spark._jvm
+    jvm.io.hudimeta.view.TableViews.clear()  # before the close: views hold the file system they were made with
+    jvm.io.hudimeta.hfile.BlockCache.shared().clear()
+    jvm.org.apache.hadoop.fs.Path(path).getFileSystem(spark._jsc.hadoopConfiguration()).close()

@@ -84,6 +84,8 @@ def test_services_on_s3_keep_every_row(spark, s3_store):
 
 
 def _snapshot_requests(spark, server, path, **read):
+    """The requests of a fresh session's first query."""
+    s3_tables.drop_caches(spark, path)
     server.reset_log()
     spark.read.format("hudi-meta").options(**read).load(path).collect()
     return server.requests()
@@ -111,6 +113,48 @@ def test_a_snapshot_query_lists_no_data_folder_with_the_metadata_table(spark, s3
     off = _snapshot_requests(spark, s3_store, large, **{"hoodie.metadata.enable": "false"})
     data_lists = [r for r in _listed(off) if "/.hoodie/" not in f"/{r['prefix']}/"]
     assert len(data_lists) >= 9  # without the metadata table every partition is listed
+
+
+def test_a_query_opens_the_metadata_table_once_and_a_repeated_query_not_again(spark, s3_store):
+    path = _s3_path("plan-once")
+    _write(spark, path, _batch(spark, range(90), 1, parts=9), "bulk_insert", "COPY_ON_WRITE")
+    s3_tables.drop_caches(spark, path)  # a fresh session's first query
+    mdt = path.split("/", 3)[3] + "/.hoodie/metadata/"
+
+    def metadata_requests():
+        s3_store.reset_log()
+        df = spark.read.format("hudi-meta").load(path).where("v > 60")  # data skipping reads column_stats
+        assert sorted(r.key for r in df.select("key").collect()) == [f"k{k:05d}" for k in range(61, 90)]
+        return [(r["op"], (r["key"] or r["prefix"])[len(mdt):]) for r in s3_store.requests()
+                if (r["key"] or r["prefix"] or "").startswith(mdt)]
+
+    first = metadata_requests()
+    listed = sorted(key for op, key in first if op == "LIST")
+    # one open: its timeline and each partition it reads (files for the listing, the statistics for data
+    # skipping) listed once
+    assert len(listed) == len(set(listed)), first
+    assert {".hoodie/timeline/", "files/", "column_stats/"} <= set(listed), first
+    assert set(listed) <= {".hoodie/timeline/", "files/", "column_stats/", "partition_stats/"}, first
+    assert not [key for op, key in first if op == "HEAD" and not key.endswith("hoodie.properties")], first
+    # the table did not change: the view's metadata table is still open, its timeline listed to know so
+    assert metadata_requests() == [("LIST", ".hoodie/timeline/")]
+
+
+def test_a_metadata_table_rebuilt_meanwhile_is_opened_again(spark, s3_store):
+    """The view keeps its metadata table open while the data table is unchanged; a rebuild of the metadata table
+    alone (delete, create: new objects under the same names, the old ones gone) must not be read through it."""
+    from pyhudi.metadata import of_table
+
+    path = _s3_path("rebuilt")
+    _write(spark, path, _batch(spark, range(90), 1, parts=9), "bulk_insert", "COPY_ON_WRITE")
+    before = _rows(spark, path)
+    mdt = of_table(path)
+    mdt.delete()
+    mdt.initialize()
+    s3_store.reset_log()
+    assert _rows(spark, path) == before
+    prefix = path.split("/", 3)[3] + "/.hoodie/metadata/files/"
+    assert [r for r in _listed(s3_store.requests()) if r["prefix"] == prefix]  # opened again
 
 
 def test_a_small_upsert_sends_the_same_requests_to_a_table_of_three_times_the_files(spark, s3_store):

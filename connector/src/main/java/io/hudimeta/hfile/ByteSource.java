@@ -55,7 +55,12 @@ interface ByteSource extends Closeable {
 
   /** Opens the file once; every read is a positioned read (pread), so readers may share it. */
   static ByteSource ofHadoop(FileSystem fs, Path path) throws IOException {
-    FileStatus status = fs.getFileStatus(path);
+    return ofHadoop(fs, fs.getFileStatus(path));
+  }
+
+  /** Same, for a file whose status a listing gave: no request to learn it again (a HEAD on S3). */
+  static ByteSource ofHadoop(FileSystem fs, FileStatus status) throws IOException {
+    Path path = status.getPath();
     long length = status.getLen();
     String name = path.toString(); // once: block-cache keys hash it for every block read
     FSDataInputStream in = Opened.withStatus(fs, status);

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.function.Predicate;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -55,7 +56,15 @@ public final class HFileReader implements Closeable {
 
   /** Opens an HFile on any Hadoop file system. */
   public static HFileReader open(FileSystem fs, Path path) throws IOException {
-    ByteSource source = ByteSource.ofHadoop(fs, path);
+    return open(ByteSource.ofHadoop(fs, path));
+  }
+
+  /** Opens an HFile whose status a listing gave (its length and modification time). */
+  public static HFileReader open(FileSystem fs, FileStatus status) throws IOException {
+    return open(ByteSource.ofHadoop(fs, status));
+  }
+
+  private static HFileReader open(ByteSource source) throws IOException {
     try {
       return new HFileReader(source);
     } catch (IOException | RuntimeException e) {

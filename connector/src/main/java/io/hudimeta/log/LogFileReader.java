@@ -41,7 +41,7 @@ public final class LogFileReader {
 
   /** The intact blocks of the log file at {@code path}, in file order (torn ranges skipped with a warning). */
   public static List<LogBlock> read(FileSystem fs, Path path) throws IOException {
-    return read(bytes(fs, path), path.toString());
+    return read(bytes(fs, fs.getFileStatus(path)), path.toString());
   }
 
   /** The intact blocks of a whole log file held in memory. */
@@ -64,11 +64,16 @@ public final class LogFileReader {
    * block of a completed instant is damage, not a torn write).
    */
   public static Contents scan(FileSystem fs, Path path) throws IOException {
-    return scan(bytes(fs, path), path.toString());
+    return scan(fs, fs.getFileStatus(path));
   }
 
-  private static byte[] bytes(FileSystem fs, Path path) throws IOException {
-    FileStatus status = fs.getFileStatus(path);
+  /** {@link #scan(FileSystem, Path)} of a log file whose status a listing gave: no request to learn it again. */
+  public static Contents scan(FileSystem fs, FileStatus status) throws IOException {
+    return scan(bytes(fs, status), status.getPath().toString());
+  }
+
+  private static byte[] bytes(FileSystem fs, FileStatus status) throws IOException {
+    Path path = status.getPath();
     long length = status.getLen();
     if (length > Integer.MAX_VALUE - 16) {
       throw new IOException("log file " + path + " is " + length + " bytes; files over 2 GiB are " + "not supported");

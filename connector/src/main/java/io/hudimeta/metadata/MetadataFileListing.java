@@ -70,6 +70,11 @@ public final class MetadataFileListing implements FileListing, Closeable {
     return mdt;
   }
 
+  /** Whether the {@code files} partition turned out damaged: this listing lists storage now. */
+  public synchronized boolean damaged() {
+    return storage != null;
+  }
+
   /** See {@link MetadataTable#inSync()}. */
   public boolean inSync() {
     return mdt.inSync();

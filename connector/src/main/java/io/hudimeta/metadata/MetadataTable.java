@@ -395,10 +395,12 @@ public final class MetadataTable implements Closeable {
   private PartitionReader loadPartition(String mdtPartition) {
     Path dir = new Path(path, mdtPartition);
     List<FileEntry> entries = new ArrayList<>();
+    Map<String, FileStatus> listed = new HashMap<>();
     try {
       for (FileStatus status : fs.listStatus(dir)) {
         if (status.isFile()) {
           entries.add(new FileEntry(status.getPath().getName(), status.getLen()));
+          listed.put(status.getPath().getName(), status);
         }
       }
     } catch (FileNotFoundException e) {
@@ -409,14 +411,22 @@ public final class MetadataTable implements Closeable {
     FileSystemView view = new FileSystemView(timeline, config, Map.of(mdtPartition, entries));
     List<FileSlice> slices = view.latestFileSlices(mdtPartition, null);
     LOG.debug("Metadata table partition {}: {} file slices", mdtPartition, slices.size());
-    return new PartitionReader(mdtPartition, dir, slices);
+    return new PartitionReader(mdtPartition, dir, slices, listed);
   }
 
   /** The opened slice at {@code position} of a partition, opened on first use (a lookup opens only its slices). */
   private SliceReader opened(PartitionReader p, int position) {
     SliceReader s = p.opened[position];
     if (s == null) {
-      s = SliceReader.openChecked(fs, p.dir, p.slices.get(position), this::isValidBlock, logNamesWriter(), decoders);
+      s = SliceReader.openChecked(
+        fs,
+        p.dir,
+        p.slices.get(position),
+        p.listed,
+        this::isValidBlock,
+        logNamesWriter(),
+        decoders
+      );
       p.opened[position] = s;
     }
     return s;

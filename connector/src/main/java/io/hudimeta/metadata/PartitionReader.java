@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 
 /** One MDT partition of a {@link MetadataTable}: its latest slices, those opened so far, how keys route to them. */
@@ -18,15 +19,18 @@ final class PartitionReader {
   final String name;
   final Path dir;
   final List<FileSlice> slices;
+  /** The statuses of the partition's files the listing gave, by name: opening them sends no HEAD. */
+  final Map<String, FileStatus> listed;
   /** Slices opened so far, by position in {@link #slices}. */
   final SliceReader[] opened;
   /** Positions in {@link #slices} by file-group index when keys route by hash (record_index), else null. */
   final int[] byIndex;
 
-  PartitionReader(String name, Path dir, List<FileSlice> slices) {
+  PartitionReader(String name, Path dir, List<FileSlice> slices, Map<String, FileStatus> listed) {
     this.name = name;
     this.dir = dir;
     this.slices = Collections.unmodifiableList(slices);
+    this.listed = listed;
     this.opened = new SliceReader[slices.size()];
     this.byIndex = name.equals(MetadataTable.RECORD_INDEX) ? indexPositions(slices) : null;
   }

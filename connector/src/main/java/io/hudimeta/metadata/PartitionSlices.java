@@ -121,7 +121,7 @@ public final class PartitionSlices implements Serializable {
   /** Opens the slice at {@code position} (its base HFile and usable log blocks); decoders are its own. */
   public Reader open(FileSystem fs, int position) {
     return new Reader(
-      SliceReader.openChecked(fs, dir(), slices.get(position), validity, logNamesWriter, new HashMap<>())
+      SliceReader.openChecked(fs, dir(), slices.get(position), Map.of(), validity, logNamesWriter, new HashMap<>())
     );
   }
 

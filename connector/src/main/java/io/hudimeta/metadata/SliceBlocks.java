@@ -23,6 +23,7 @@ import java.util.Set;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
@@ -65,6 +66,7 @@ final class SliceBlocks {
     FileSystem fs,
     Path dir,
     FileSlice slice,
+    Map<String, FileStatus> listed,
     SliceReader.BlockRule rule,
     boolean logNamesWriter,
     Map<String, GenericDatumReader<GenericRecord>> decoders
@@ -74,7 +76,8 @@ final class SliceBlocks {
       Path file = new Path(dir, log.name());
       LogFileReader.Contents contents;
       try {
-        contents = LogFileReader.scan(fs, file);
+        FileStatus status = listed.get(log.name());
+        contents = status != null ? LogFileReader.scan(fs, status) : LogFileReader.scan(fs, file);
       } catch (LogFormatException e) {
         if (!counts(log, null, false, rule, logNamesWriter)) {
           LOG.info(

@@ -24,6 +24,7 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
@@ -78,6 +79,7 @@ final class SliceReader implements Closeable {
    * Opens the slice's base HFile and reads its log files ({@link SliceBlocks}).
    *
    * @param dir      the MDT partition directory
+   * @param listed   statuses of the slice's files a listing gave, by name (others are looked up)
    * @param logNamesWriter whether a log file's name gives the instant that wrote it (timeline layout 2)
    * @param decoders Avro decoders by writer schema, shared by the slices of one reader (not thread-safe)
    * @throws CorruptTableException caused by {@link MetadataDamage} when a file of the slice is damaged
@@ -86,6 +88,7 @@ final class SliceReader implements Closeable {
     FileSystem fs,
     Path dir,
     FileSlice slice,
+    Map<String, FileStatus> listed,
     BlockRule rule,
     boolean logNamesWriter,
     Map<String, GenericDatumReader<GenericRecord>> decoders
@@ -97,14 +100,15 @@ final class SliceReader implements Closeable {
       if (slice.baseFile() != null) {
         Path basePath = new Path(dir, slice.baseFile().name());
         try {
-          base = HFileReader.open(fs, basePath);
+          FileStatus status = listed.get(slice.baseFile().name());
+          base = status != null ? HFileReader.open(fs, status) : HFileReader.open(fs, basePath);
           baseDecoder = SliceBlocks.decoder(decoders, SliceBlocks.fileInfoSchema(base), basePath.toString());
         } catch (CorruptHFileException | HudiTableException | EOFException e) {
           // the file-system view holds only base files of completed instants: its records count
           throw MetadataDamage.corrupt(dir, basePath, e.getMessage(), e);
         }
       }
-      blocks = SliceBlocks.read(fs, dir, slice, rule, logNamesWriter, decoders);
+      blocks = SliceBlocks.read(fs, dir, slice, listed, rule, logNamesWriter, decoders);
     } catch (IOException | RuntimeException e) {
       if (base != null) {
         base.close();
@@ -122,12 +126,13 @@ final class SliceReader implements Closeable {
     FileSystem fs,
     Path dir,
     FileSlice slice,
+    Map<String, FileStatus> listed,
     BlockRule rule,
     boolean logNamesWriter,
     Map<String, GenericDatumReader<GenericRecord>> decoders
   ) {
     try {
-      return open(fs, dir, slice, rule, logNamesWriter, decoders);
+      return open(fs, dir, slice, listed, rule, logNamesWriter, decoders);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read metadata table partition " + dir + ": " + e.getMessage(), e);
     }

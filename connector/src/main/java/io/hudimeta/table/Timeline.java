@@ -1,6 +1,7 @@
 package io.hudimeta.table;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.hudimeta.hfile.Opened;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -72,6 +73,8 @@ public final class Timeline {
   private final Map<String, JsonNode> contents = new ConcurrentHashMap<>();
   /** Length and modification time of each listed instant file: with its path, a cache key. */
   private final Map<String, String> stamps = new HashMap<>();
+  /** Listed instant files by name: read without a HEAD request to learn their length again. */
+  private final Map<String, FileStatus> listed = new HashMap<>();
   /**
    * Commit metadata parsed before, across plans and timelines: a completed instant file never
    * changes, and re-parsing a commit of many files on every plan dominates planning a big table.
@@ -119,14 +122,17 @@ public final class Timeline {
     }
     List<String> names = new ArrayList<>();
     Map<String, String> stamps = new HashMap<>();
+    Map<String, FileStatus> listed = new HashMap<>();
     for (FileStatus status : statuses) {
       if (status.isFile()) {
         names.add(status.getPath().getName());
         stamps.put(status.getPath().getName(), status.getLen() + ":" + status.getModificationTime());
+        listed.put(status.getPath().getName(), status);
       }
     }
     Timeline timeline = new Timeline(fs, config, dir, collapse(names, config.timelineLayoutVersion()));
     timeline.stamps.putAll(stamps);
+    timeline.listed.putAll(listed);
     if (previous != null && previous.dir.equals(dir)) {
       previous.contents.forEach((name, json) -> {
         if (stamps.get(name) != null && stamps.get(name).equals(previous.stamps.get(name))) {
@@ -336,6 +342,14 @@ public final class Timeline {
     return cached;
   }
 
+  /**
+   * Whether this timeline's directory, listed again as {@code other}, holds the same files with the same lengths
+   * and modification times: false once any instant file was written, rewritten or removed since.
+   */
+  public boolean sameFilesAs(Timeline other) {
+    return stamps.equals(other.stamps);
+  }
+
   /** Whether the listing that made this timeline saw that file (no storage call). */
   private boolean listed(String fileName) {
     return stamps.containsKey(fileName);
@@ -365,7 +379,8 @@ public final class Timeline {
   JsonNode readFile(String fileName) {
     return contents.computeIfAbsent(fileName, name -> {
       Path path = new Path(dir, name);
-      try (InputStream in = fs.open(path)) {
+      FileStatus status = listed.get(name);
+      try (InputStream in = status != null ? Opened.withStatus(fs, status) : fs.open(path)) {
         return InstantContent.parse(in.readAllBytes(), path.toString());
       } catch (FileNotFoundException e) {
         return fromHistory(name, path);

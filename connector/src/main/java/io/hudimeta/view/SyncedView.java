@@ -25,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -59,6 +58,8 @@ public final class SyncedView implements Closeable {
   private String hash;
   private List<String> partitions; // every partition, once asked; kept current with the files
   private String source = "none"; // where the last partitions were loaded from
+  private MetadataLease.Shared metadata; // the metadata table of this state, opened on first use
+  private String metadataState; // the state it was opened for
   private final Map<String, Long> counters = new LinkedHashMap<>();
 
   SyncedView(FileSystem fs, Path basePath, ViewStorageConfig storage) {
@@ -90,6 +91,10 @@ public final class SyncedView implements Closeable {
     config = nextConfig;
     timeline = next;
     hash = next.hash();
+    if (metadata != null && (rebuild != null || !state(config, hash).equals(metadataState) || metadataMoved())) {
+      metadata.retire();
+      metadata = null;
+    }
     counters.put("lastSyncMicros", (System.nanoTime() - start) / 1000);
     return this;
   }
@@ -206,15 +211,63 @@ public final class SyncedView implements Closeable {
 
   /** Runs {@code use} over the metadata table's listing when it is enabled and in sync, else over storage. */
   private void withListing(Consumer<FileListing> use) {
-    Optional<MetadataFileListing> mdt = storage.metadataEnabled()
-      ? MetadataFileListing.openInSync(fs, basePath, config, timeline)
-      : Optional.empty();
-    try {
-      source = mdt.isPresent() ? "metadata" : "storage";
-      use.accept(mdt.isPresent() ? mdt.get() : StorageListing.lazy(fs, basePath));
-    } finally {
-      mdt.ifPresent(MetadataFileListing::close);
+    MetadataFileListing mdt = storage.metadataEnabled() ? shared().listing() : null;
+    source = mdt != null ? "metadata" : "storage";
+    use.accept(mdt != null ? mdt : StorageListing.lazy(fs, basePath));
+  }
+
+  /**
+   * The metadata table of this state, opened once per state; tried again while it is absent, behind or found
+   * damaged (each query then lists storage and warns, as before it was shared).
+   */
+  private MetadataLease.Shared shared() {
+    if (metadata != null && (metadata.listing() == null || metadata.listing().damaged())) {
+      metadata.retire();
+      metadata = null;
     }
+    if (metadata == null) {
+      metadata = new MetadataLease.Shared(MetadataFileListing.openInSync(fs, basePath, config, timeline).orElse(null));
+      metadataState = state(config, hash);
+    }
+    return metadata;
+  }
+
+  /**
+   * A lease on the metadata table in sync with {@code asOf} (a timeline this view handed out): the view's own
+   * when the view is still at that state, else one opened for the caller alone; {@link MetadataLease#NONE}
+   * when the metadata table is off, absent or behind.
+   */
+  public synchronized MetadataLease metadata(TableConfig asOfConfig, Timeline asOf) {
+    if (!storage.metadataEnabled()) {
+      return MetadataLease.NONE;
+    }
+    if (timeline != null && state(asOfConfig, asOf.hash()).equals(state(config, hash))) {
+      return shared().lease();
+    }
+    MetadataTable own = MetadataTable.open(fs, basePath, asOfConfig, asOf).orElse(null);
+    if (own != null && !own.inSync()) {
+      own.close();
+      own = null;
+    }
+    return MetadataLease.own(own);
+  }
+
+  /**
+   * Whether the open metadata table's own timeline changed without the data table's (a repair, a rebuild of a
+   * partition from another process): one listing of it, only while one is open.
+   */
+  private boolean metadataMoved() {
+    MetadataFileListing listing = metadata.listing();
+    if (listing == null) {
+      return false;
+    }
+    MetadataTable mdt = listing.metadataTable();
+    return !mdt.timeline().sameFilesAs(Timeline.load(fs, mdt.path(), mdt.config()));
+  }
+
+  /** What an opened metadata table depends on: the instants and the metadata partitions the table marks. */
+  private static String state(TableConfig config, String timelineHash) {
+    return timelineHash + "|" + config.metadataPartitions() + "|" + config.inflightMetadataPartitions();
   }
 
   // ---- queries (each on the state of the last sync) ----
@@ -322,6 +375,10 @@ public final class SyncedView implements Closeable {
   @Override
   public synchronized void close() {
     files.close();
+    if (metadata != null) {
+      metadata.retire();
+      metadata = null;
+    }
   }
 
   /** What one completed instant did to the files: added (name -> size) and deleted names, per partition. */

@@ -20,6 +20,7 @@ import io.hudimeta.table.TableConfig;
 import io.hudimeta.table.Timeline;
 import io.hudimeta.table.Visibility;
 import io.hudimeta.table.WrittenFile;
+import io.hudimeta.view.MetadataLease;
 import io.hudimeta.view.SyncedView;
 import io.hudimeta.view.TableViews;
 import io.hudimeta.view.ViewStorageConfig;
@@ -325,9 +326,8 @@ public final class TableSnapshot {
     // a writer's lookups pin partitions: then no listing of every partition (a walk of storage without MDT)
     List<String> all = pinned != null ? new ArrayList<>(new TreeSet<>(pinned)) : view.partitions();
     List<String> byPath = PartitionPruner.prune(config, schema, all, filters);
-    try (MetadataTable mdt = metadataForSkipping()) {
-      // its open HFiles are closed once the plan is made
-      return planPruned(filters, all, byPath, mdt);
+    try (MetadataLease mdt = metadataForSkipping()) {
+      return planPruned(filters, all, byPath, mdt.table());
     }
   }
 
@@ -414,17 +414,9 @@ public final class TableSnapshot {
     return ViewStorageConfig.of(keys);
   }
 
-  /** The metadata table for data skipping: when reads may use it and it is in sync with the timeline. */
-  private MetadataTable metadataForSkipping() {
-    if (!options.dataSkipping || !options.metadataEnabled) {
-      return null;
-    }
-    MetadataTable mdt = MetadataTable.open(fs, basePath, config, timeline).orElse(null);
-    if (mdt != null && !mdt.inSync()) {
-      mdt.close();
-      return null;
-    }
-    return mdt;
+  /** The metadata table for data skipping (the view's, shared): when reads may use it and it is in sync. */
+  private MetadataLease metadataForSkipping() {
+    return options.dataSkipping && options.metadataEnabled ? view.metadata(config, timeline) : MetadataLease.NONE;
   }
 
   /** File groups an incremental query must look at ("partition/fileId"); null = all. */
