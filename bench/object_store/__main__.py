@@ -1,4 +1,4 @@
-"""python -m bench.object_store run [--scale full|tiny] [--reps N] [--warm-reps N]
+"""python -m bench.object_store run [--scale full|metadata|tiny] [--reps N] [--warm-reps N]
 python -m bench.object_store report          (report.md + plot again from results.json)
 
 Planning a full snapshot query of 100k- and 1M-file tables from the metadata table and by listing, and a
@@ -21,7 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="build (or reuse) the tables, upload them, time planning and the upsert")
     run.add_argument("--scale", default="full", choices=list(tables.SCALES),
-                     help="full: 100k (real) and 1M (.hoodie only) files; tiny: 200 and 2k, for the smoke test")
+                     help="full: 100k (real) and 1M (.hoodie only) files; metadata: 100k and 1M .hoodie only (the metadata-table "
+                     "plans), 200 real; tiny: 200 and 2k, for the smoke test")
     run.add_argument("--reps", type=int, help="cold runs per case and latency, and timed upserts (default 3)")
     run.add_argument("--warm-reps", type=int, help="warm runs per case and latency (default: --reps)")
     run.add_argument("--workdir", default=runner.DEFAULT_ROOT, help="where the local tables live (default %(default)s)")
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with open(os.path.join(args.out, "results.json")) as f:
         doc = json.load(f)
-    doc["extrapolated"] = report.extrapolate(doc)
+    doc["extrapolated"] = report.extrapolate(doc) if tables.SCALES[doc["scale"]].extrapolate else {}
     doc["targets"] = report.targets(doc)
     markdown.write_markdown(doc, args.out)
     report.write_plot(doc, args.out)

@@ -136,7 +136,7 @@ def run(scale: str = "full", reps: int | None = None, warm_reps: int | None = No
             server.stop()
     doc["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     doc["wall_seconds"] = round(time.perf_counter() - started, 1)
-    doc["extrapolated"] = report.extrapolate(doc)
+    doc["extrapolated"] = report.extrapolate(doc) if sc.extrapolate else {}
     doc["targets"] = report.targets(doc)
     _save(doc, out)
     markdown.write_markdown(doc, out)

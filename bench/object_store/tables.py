@@ -55,12 +55,19 @@ class Scale:
     latencies: tuple[float, ...] = (0, 5, 30)
     reps: int = 3
     warmup_rounds: int = 3
+    extrapolate: bool = True  # listing at the .hoodie-only sizes, from the largest real table's
 
 
 SCALES = {
     "full": Scale("full", (Table("100k", Shape("100k", 100, 1000), True),
                            Table("1M", Shape("1M", 1000, 1000), False, commits=10)),
                   upsert=Shape("10k", 10, 1000), upsert_10x="100k"),
+    # the metadata-table plans alone, at full size (.hoodie/ only: minutes, not the 100k upload's quarter hour);
+    # listing and the upsert on the tiny tables, so every section of the report has its figures
+    "metadata": Scale("metadata", (Table("200", Shape("t200", 10, 20), True),
+                                   Table("100k", Shape("100k", 100, 1000), False),
+                                   Table("1M", Shape("1M", 1000, 1000), False, commits=10)),
+                      upsert=Shape("t20", 1, 20), upsert_10x="200", extrapolate=False),
     "tiny": Scale("tiny", (Table("200", Shape("t200", 10, 20), True),
                            Table("2k", Shape("t2k", 100, 20), False, commits=2)),
                   upsert=Shape("t20", 1, 20), upsert_10x="200", latencies=(0, 5), reps=1, warmup_rounds=0),
