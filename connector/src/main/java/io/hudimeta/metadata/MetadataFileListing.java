@@ -58,12 +58,7 @@ public final class MetadataFileListing implements FileListing, Closeable {
     TableConfig dataConfig,
     Timeline dataTimeline
   ) {
-    Optional<MetadataFileListing> listing = open(fs, dataBasePath, dataConfig, dataTimeline);
-    if (listing.isPresent() && !listing.get().inSync()) {
-      listing.get().close();
-      return Optional.empty();
-    }
-    return listing;
+    return MetadataTable.openInSync(fs, dataBasePath, dataConfig, dataTimeline).map(MetadataFileListing::new);
   }
 
   public MetadataTable metadataTable() {

@@ -170,6 +170,21 @@ public final class MetadataTable implements Closeable {
     return Optional.empty();
   }
 
+  /** {@link #open}, and in sync with the data timeline ({@link #inSync}); one that is behind is closed again. */
+  public static Optional<MetadataTable> openInSync(
+    FileSystem fs,
+    Path dataBasePath,
+    TableConfig dataConfig,
+    Timeline dataTimeline
+  ) {
+    Optional<MetadataTable> table = open(fs, dataBasePath, dataConfig, dataTimeline);
+    if (table.isPresent() && !table.get().inSync()) {
+      table.get().close();
+      return Optional.empty();
+    }
+    return table;
+  }
+
   public Path path() {
     return path;
   }

@@ -71,9 +71,10 @@ public final class Timeline {
   private final List<Instant> instants;
   private final Map<String, Instant> byTime = new HashMap<>();
   private final Map<String, JsonNode> contents = new ConcurrentHashMap<>();
-  /** Length and modification time of each listed instant file: with its path, a cache key. */
-  private final Map<String, String> stamps = new HashMap<>();
-  /** Listed instant files by name: read without a HEAD request to learn their length again. */
+  /**
+   * Listed instant files by name: read without a HEAD request to learn their length again; their length and
+   * modification time ({@link #stamp}), with the path, are a cache key.
+   */
   private final Map<String, FileStatus> listed = new HashMap<>();
   /**
    * Commit metadata parsed before, across plans and timelines: a completed instant file never
@@ -121,21 +122,19 @@ public final class Timeline {
       throw new HudiTableException("cannot list timeline directory " + dir + ": " + e.getMessage(), e);
     }
     List<String> names = new ArrayList<>();
-    Map<String, String> stamps = new HashMap<>();
     Map<String, FileStatus> listed = new HashMap<>();
     for (FileStatus status : statuses) {
       if (status.isFile()) {
         names.add(status.getPath().getName());
-        stamps.put(status.getPath().getName(), status.getLen() + ":" + status.getModificationTime());
         listed.put(status.getPath().getName(), status);
       }
     }
     Timeline timeline = new Timeline(fs, config, dir, collapse(names, config.timelineLayoutVersion()));
-    timeline.stamps.putAll(stamps);
     timeline.listed.putAll(listed);
     if (previous != null && previous.dir.equals(dir)) {
       previous.contents.forEach((name, json) -> {
-        if (stamps.get(name) != null && stamps.get(name).equals(previous.stamps.get(name))) {
+        String stamp = timeline.stamp(name);
+        if (stamp != null && stamp.equals(previous.stamp(name))) {
           timeline.contents.put(name, json);
         }
       });
@@ -329,7 +328,7 @@ public final class Timeline {
     if (ArchivedTimeline.isHistoryFile(instant.fileName())) {
       return CommitMetadata.fromJson(archived().metadata(instant));
     }
-    String stamp = instant.isCompleted() ? stamps.get(instant.fileName()) : null;
+    String stamp = instant.isCompleted() ? stamp(instant.fileName()) : null;
     if (stamp == null) {
       return CommitMetadata.fromJson(metadata(instant));
     }
@@ -347,12 +346,24 @@ public final class Timeline {
    * and modification times: false once any instant file was written, rewritten or removed since.
    */
   public boolean sameFilesAs(Timeline other) {
-    return stamps.equals(other.stamps);
+    return (
+      listed.keySet().equals(other.listed.keySet()) &&
+      listed
+        .keySet()
+        .stream()
+        .allMatch(name -> stamp(name).equals(other.stamp(name)))
+    );
+  }
+
+  /** "length:modification time" of a listed instant file, null when the listing did not see it. */
+  private String stamp(String fileName) {
+    FileStatus status = listed.get(fileName);
+    return status == null ? null : status.getLen() + ":" + status.getModificationTime();
   }
 
   /** Whether the listing that made this timeline saw that file (no storage call). */
   private boolean listed(String fileName) {
-    return stamps.containsKey(fileName);
+    return listed.containsKey(fileName);
   }
 
   /**

@@ -244,12 +244,7 @@ public final class SyncedView implements Closeable {
     if (timeline != null && state(asOfConfig, asOf.hash()).equals(state(config, hash))) {
       return shared().lease();
     }
-    MetadataTable own = MetadataTable.open(fs, basePath, asOfConfig, asOf).orElse(null);
-    if (own != null && !own.inSync()) {
-      own.close();
-      own = null;
-    }
-    return MetadataLease.own(own);
+    return MetadataLease.own(MetadataTable.openInSync(fs, basePath, asOfConfig, asOf).orElse(null));
   }
 
   /**
